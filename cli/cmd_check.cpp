@@ -1,0 +1,44 @@
+// kbp check: every problem of every file, not just the first.
+#include <charconv>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "schema/reader.hpp"
+#include "schema/validator.hpp"
+
+namespace kbp::cli {
+
+int run_check(int argc, char** argv) {
+    int code = 0;
+    auto args = parse_command("check", argc, argv, {{"--max-problems", "", true}, {"--quiet", "-q"}}, 1, 1u << 20, code);
+    if (!args) return code;
+    std::size_t max = 50;
+    if (auto v = args->value("--max-problems")) {
+        auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), max);
+        if (ec != std::errc{} || end != v->data() + v->size()) return usage_error("check", "--max-problems takes a number");
+    }
+    bool quiet = args->flag("--quiet");
+    int result = 0;
+    for (const auto& file : args->positional) {
+        auto b = schema::load_blueprint(file);
+        if (!b) {
+            std::cerr << b.error().text() << "\n";
+            result = static_cast<int>(ErrorCode::invalid_input);
+            continue;
+        }
+        auto problems = schema::validate(*b);
+        if (!problems.empty()) {
+            print_diagnostics(file, problems, max);
+            result = static_cast<int>(ErrorCode::invalid_input);
+            continue;
+        }
+        if (!quiet)
+            std::cout << file << ": ok (" << b->arm.mode.name() << " rows " << b->arm.rows << ": " << b->layers.size()
+                      << " layers, " << b->nodes.size() << " nodes, " << b->edges.size() << " edges, " << b->groups.size()
+                      << " groups" << (b->collapsed_only ? ", collapsed form only" : "") << ")\n";
+    }
+    return result;
+}
+
+}  // namespace kbp::cli

@@ -1,0 +1,66 @@
+#include "cli/commands.hpp"
+
+#include <array>
+#include <iostream>
+
+namespace kbp::cli {
+namespace {
+
+const std::array<Command, 5> table{{
+    {"check", "validate blueprints",
+     "usage: kbp check FILE... [--max-problems N] [--quiet]\n\n"
+     "Validates each kbp-graph/v2 blueprint: JSON syntax and encoding, member types and ranges,\n"
+     "and every invariant of the format (groups, edges, bytes per token, requant, templates,\n"
+     "explain). Each problem is printed on stderr as 'FILE: /json/pointer: message' (syntax errors\n"
+     "as 'FILE:LINE:COL: message'), at most N per file (default 50) and then a count.\n"
+     "Exit: 0 all valid, 2 some file invalid, 1 usage error.\n",
+     run_check},
+    {"stats", "summarize a blueprint",
+     "usage: kbp stats FILE [--json] [-o OUT]\n\n"
+     "Prints layers by kind and template, nodes by op / family / compute, groups by fusion rule,\n"
+     "inserted quantization points, edges by format, the bytes per token that move between\n"
+     "kernels (fused edges excluded) and the state roles by layer. --json prints the same for\n"
+     "scripts.\n",
+     run_stats},
+    {"fmt", "rewrite a blueprint canonically",
+     "usage: kbp fmt FILE [-o OUT] [--compact] [--force]\n\n"
+     "Writes FILE in canonical form: members in the format's order, 2-space indentation (or one\n"
+     "line with --compact), a final newline. The same blueprint always gives the same bytes.\n"
+     "OUT defaults to '-' (stdout); a file is written to a temporary name and renamed. An invalid\n"
+     "blueprint is refused unless --force.\n",
+     run_fmt},
+    {"expand", "flat form from the collapsed form",
+     "usage: kbp expand FILE -o OUT [--compact]\n\n"
+     "Expands the collapsed form (layer templates + layout) into the flat nodes, edges and groups.\n"
+     "When FILE also has flat lists, they must equal the expansion; the result is validated\n"
+     "before it is written.\n",
+     run_expand},
+    {"collapse", "collapsed form from the flat form",
+     "usage: kbp collapse FILE -o OUT [--only] [--compact]\n\n"
+     "Rebuilds the collapsed form from the flat lists: one template per layer shape, with the\n"
+     "detail (steps, tensors, group rules) that makes it expand back losslessly; the expansion is\n"
+     "checked equal to the flat lists before writing. --only leaves the flat lists out.\n",
+     run_collapse},
+}};
+
+}  // namespace
+
+std::span<const Command> commands() { return table; }
+
+const Command* find_command(const std::string& name) {
+    for (const auto& c : table)
+        if (name == c.name) return &c;
+    return nullptr;
+}
+
+int report(const Error& error) {
+    std::cerr << "kbp: error: " << error.text() << "\n";
+    return static_cast<int>(error.code);
+}
+
+int usage_error(const std::string& command, const std::string& message) {
+    std::cerr << "kbp " << command << ": " << message << " (see 'kbp " << command << " --help')\n";
+    return 1;
+}
+
+}  // namespace kbp::cli

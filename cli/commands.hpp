@@ -1,0 +1,35 @@
+// The kbp subcommands. Each takes its arguments after the subcommand name, prints its own
+// output, and returns the process exit code: 0 ok, 1 usage, 2 invalid input, 3 output
+// error, 4 unsupported (kbp::ErrorCode).
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "schema/result.hpp"
+
+namespace kbp::cli {
+
+struct Command {
+    const char* name;
+    const char* summary;
+    const char* usage;  // the full --help text
+    int (*run)(int argc, char** argv);  // argv[0] is the subcommand name
+};
+
+int run_check(int argc, char** argv);
+int run_stats(int argc, char** argv);
+int run_fmt(int argc, char** argv);
+int run_expand(int argc, char** argv);
+int run_collapse(int argc, char** argv);
+
+// The subcommand table, in the order `kbp --help` lists it.
+std::span<const Command> commands();
+const Command* find_command(const std::string& name);
+
+// Prints "kbp: error: <text>" on stderr and returns the error's exit code.
+int report(const kbp::Error& error);
+// Prints a usage error for `command` and returns 1.
+int usage_error(const std::string& command, const std::string& message);
+
+}  // namespace kbp::cli

@@ -1,0 +1,57 @@
+#include "cli/common.hpp"
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "schema/reader.hpp"
+#include "schema/validator.hpp"
+
+namespace kbp::cli {
+
+std::optional<Args> parse_command(const char* command, int argc, char** argv, const std::vector<OptionSpec>& specs,
+                                  std::size_t min_positional, std::size_t max_positional, int& exit_code) {
+    auto args = parse_args(argc, argv, 1, specs);
+    if (!args) {
+        exit_code = usage_error(command, args.error().message);
+        return std::nullopt;
+    }
+    if (args->flag("--help")) {
+        std::cout << find_command(command)->usage;
+        exit_code = 0;
+        return std::nullopt;
+    }
+    auto n = args->positional.size();
+    if (n < min_positional || n > max_positional) {
+        exit_code = usage_error(command, n < min_positional ? "missing FILE argument" : "too many arguments");
+        return std::nullopt;
+    }
+    return std::move(*args);
+}
+
+void print_diagnostics(const std::string& file, const schema::Diagnostics& d, std::size_t max) {
+    std::size_t shown = 0;
+    for (const auto& item : d.items()) {
+        if (shown == max) break;
+        std::cerr << file << ": " << item.pointer << ": " << item.message << "\n";
+        ++shown;
+    }
+    if (d.total() > shown) std::cerr << file << ": ... and " << d.total() - shown << " more problems\n";
+}
+
+std::optional<schema::Blueprint> load_valid(const std::string& file, int& exit_code, std::size_t max_problems) {
+    auto b = schema::load_blueprint(file);
+    if (!b) {
+        exit_code = report(b.error());
+        return std::nullopt;
+    }
+    auto problems = schema::validate(*b);
+    if (!problems.empty()) {
+        print_diagnostics(file, problems, max_problems);
+        std::cerr << "kbp: error: " << file << ": invalid blueprint (" << problems.total() << " problems; 'kbp check' lists them)\n";
+        exit_code = static_cast<int>(ErrorCode::invalid_input);
+        return std::nullopt;
+    }
+    return std::move(*b);
+}
+
+}  // namespace kbp::cli

@@ -1,0 +1,301 @@
+// The in-memory kbp-graph/v2 blueprint: one plan of a model's inference as kernels.
+//
+// Every other part of kbp (planner, exporters, viewer, CLI) reads and writes this model; it
+// depends on nothing of theirs. Field names follow the JSON format; nullable JSON fields are
+// std::optional; closed vocabularies are Named<> enums (names.hpp); members a newer planner
+// added that this version does not know are kept in `extras` and written back.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "schema/json_value.hpp"
+#include "schema/names.hpp"
+
+namespace kbp::schema {
+
+inline constexpr std::string_view schema_name = "kbp-graph/v2";
+
+// An op: a name from OpId; projections carry a role ("linear:q" = {linear, "q"}).
+struct Op {
+    Named<OpId> kind;
+    std::string role;  // only for OpId::linear
+
+    static Op parse(std::string_view text);
+    std::string name() const;
+    bool operator==(const Op&) const = default;
+};
+
+// What executes a node: {tensor_core, "mma.sync.m16n8k32.e4m3"}, {memory, ""}, ...
+struct Compute {
+    Named<ComputeId> kind;
+    std::string unit;  // the instruction or unit after ':' (tensor_core, pe_array)
+
+    static Compute parse(std::string_view text);
+    std::string name() const;
+    bool operator==(const Compute&) const = default;
+};
+
+// One state role a node plays: "conv:update", "latent:read", ...
+struct StateRole {
+    StateName state;
+    StateAction action;
+    bool operator==(const StateRole&) const = default;
+};
+// "index:write,tail:update" <-> two roles.
+std::vector<StateRole> parse_state_roles(std::string_view text);
+std::string state_roles_name(const std::vector<StateRole>& roles);
+
+// Formats a node reads and writes. A multi-output op lists one output format per output.
+struct Precision {
+    std::optional<Format> weight;
+    std::optional<Format> activation;
+    std::optional<std::vector<Format>> output;  // "bf16,f32,f32" -> three formats
+    Extras extras;
+    bool operator==(const Precision&) const = default;
+};
+std::string formats_name(const std::vector<Format>& formats);  // joined with ','
+
+struct Arm {
+    ArmMode mode;
+    std::int64_t rows = 1;
+    std::optional<std::string> digest;
+    Extras extras;
+    bool operator==(const Arm&) const = default;
+};
+
+struct Layer {
+    std::int64_t index = 0;
+    LayerKind kind;
+    std::string template_name;  // JSON "template"
+    std::vector<std::string> blocks;
+    Extras extras;
+    bool operator==(const Layer&) const = default;
+};
+
+struct Node {
+    std::string id;  // "l3.dsa.q_a": layer prefix, block, local name
+    std::int64_t order = 0;
+    std::optional<std::int64_t> layer;
+    std::string block;  // "l3.dsa" or "embed"
+    BlockType block_type;
+    std::optional<LayerKind> kind;
+    Op op;
+    std::vector<std::string> roles;
+    bool inserted = false;  // an act_quant the planner added
+    Precision precision;
+    std::vector<std::string> steps;  // "act bf16", "weight nvfp4/g16->bf16", ...
+    std::int64_t group = 0;
+    std::optional<std::string> kernel;  // "namespace::entry"
+    std::string family;
+    JsonValue point;  // null or an object of the family's knobs
+    std::optional<Compute> compute;
+    std::string numerics;
+    WhereName where;
+    std::optional<std::vector<StateRole>> state;
+    Extras extras;
+    bool operator==(const Node&) const = default;
+};
+
+// A re-quantization on an edge: the tensor changes format at the producer or the reader.
+struct Requant {
+    Format from;
+    Format to;
+    RequantAt at;
+    Extras extras;
+    bool operator==(const Requant&) const = default;
+};
+
+struct Edge {
+    std::string id;  // the tensor's name; one tensor read by k nodes gives k edges
+    std::int64_t from = 0;
+    std::int64_t to = 0;
+    Format format;
+    std::optional<RowSpace> rows;  // null for a quantized activation (inherits its input's)
+    std::optional<std::string> dim;  // symbolic: "hc*hidden"
+    bool fused = false;              // both ends in one group: the tensor never leaves the kernel
+    std::int64_t dim_value = 0;
+    std::optional<std::int64_t> bytes_per_token;
+    std::optional<Requant> requant;
+    Extras extras;
+    bool operator==(const Edge&) const = default;
+};
+
+// One kernel launch (or host step): a contiguous run of nodes fused by a named rule.
+struct Group {
+    std::int64_t id = 0;
+    std::string rule;
+    std::vector<std::string> kernels;
+    WhereName where;
+    std::string numerics;
+    std::optional<Compute> compute;
+    std::vector<std::int64_t> nodes;
+    Extras extras;
+    bool operator==(const Group&) const = default;
+};
+
+// A node of a layer template: the layer-independent fields. kbp's own collapse also writes
+// roles, steps, point, numerics and state so that expansion is lossless; the seed lacks them.
+struct TemplateNode {
+    std::string id;  // "dsa.q_a"
+    Op op;
+    std::optional<LayerKind> kind;
+    BlockType block_type;
+    Precision precision;
+    std::optional<std::string> kernel;
+    std::string family;
+    std::optional<Compute> compute;
+    WhereName where;
+    std::int64_t group = 0;  // local to the template
+    bool inserted = false;
+    // Lossless detail (optional in the format).
+    std::optional<std::vector<std::string>> roles;
+    std::optional<std::vector<std::string>> steps;
+    std::optional<JsonValue> point;
+    std::optional<std::string> numerics;
+    std::optional<std::optional<std::vector<StateRole>>> state;  // absent / null / roles
+    Extras extras;
+    bool operator==(const TemplateNode&) const = default;
+};
+
+// The tensor-level detail of a template edge (kbp's lossless collapse writes it).
+struct EdgeDetail {
+    std::string id;  // the tensor name without the layer prefix ("dsa.q_a" for l3.dsa.q_a)
+    std::optional<RowSpace> rows;
+    std::optional<std::string> dim;
+    std::int64_t dim_value = 0;
+    std::optional<std::int64_t> bytes_per_token;
+    std::optional<Requant> requant;
+    bool operator==(const EdgeDetail&) const = default;
+};
+
+struct TemplateEdge {
+    std::int64_t from = 0;  // template-local node indices
+    std::int64_t to = 0;
+    Format format;
+    bool fused = false;
+    std::optional<EdgeDetail> detail;  // JSON: the detail's fields inline
+    Extras extras;
+    bool operator==(const TemplateEdge&) const = default;
+};
+
+// The layer-independent part of a group (kbp's lossless collapse writes it).
+struct TemplateGroup {
+    std::string rule;
+    std::vector<std::string> kernels;
+    WhereName where;
+    std::string numerics;
+    std::optional<Compute> compute;
+    bool operator==(const TemplateGroup&) const = default;
+};
+
+struct Ports {
+    std::vector<std::int64_t> in;   // nodes that read the previous instance's out port
+    std::vector<std::int64_t> out;  // the node whose output the next instance reads
+    std::optional<EdgeDetail> out_tensor;  // the tensor leaving `out` (lossless collapse)
+    Extras extras;
+    bool operator==(const Ports&) const = default;
+};
+
+struct Template {
+    std::string name;  // "dsa+moe"
+    std::vector<std::string> blocks;
+    std::vector<TemplateNode> nodes;
+    std::vector<TemplateEdge> edges;
+    Ports ports;
+    std::vector<std::int64_t> instances;  // layer indices (empty for prologue/epilogue)
+    std::optional<std::vector<TemplateGroup>> groups;
+    Extras extras;
+    bool operator==(const Template&) const = default;
+};
+
+struct Collapsed {
+    std::vector<std::string> prologue;  // template names before the first layer
+    std::vector<std::string> layout;    // one template name per layer
+    std::vector<std::string> epilogue;
+    std::vector<Template> templates;  // in file order
+    Extras extras;
+    const Template* find(std::string_view name) const;
+    bool operator==(const Collapsed&) const = default;
+};
+
+struct FamilyDoc {
+    std::string name;
+    std::string description;
+    std::string about;
+    std::string numerics;
+    std::vector<std::string> math;  // LaTeX
+    Extras extras;
+    bool operator==(const FamilyDoc&) const = default;
+};
+
+struct FormatDoc {
+    std::string name;
+    std::string title;
+    std::string description;
+    std::vector<std::string> math;
+    std::optional<std::string> encode;  // null for formats that are not encoded (f32, i32)
+    Extras extras;
+    bool operator==(const FormatDoc&) const = default;
+};
+
+struct Explain {
+    std::vector<FamilyDoc> families;
+    std::vector<FormatDoc> formats;
+    Extras extras;
+    bool operator==(const Explain&) const = default;
+};
+
+struct FileDigest {
+    std::string path;
+    std::string sha256;
+    Extras extras;
+    bool operator==(const FileDigest&) const = default;
+};
+
+struct Provenance {
+    std::string kind;  // "preview", "kbp"
+    std::optional<std::string> engine_commit;
+    std::optional<std::string> planner_sha256;
+    std::optional<std::string> planner_built_from;
+    JsonValue planner_header;  // an object of the planner's settings, or null when absent
+    std::vector<std::string> commands;
+    std::vector<FileDigest> files;
+    Extras extras;  // kbp writes kbp_version here
+    bool operator==(const Provenance&) const = default;
+};
+
+// Symbol values for the arm (hidden 4096, top_k 8, ...). kbp's planner writes them; the
+// seed lacks them, and then the validator infers what it needs (top_k) from the edges.
+struct Symbol {
+    std::string name;
+    std::int64_t value = 0;
+    bool operator==(const Symbol&) const = default;
+};
+
+struct Blueprint {
+    std::string schema{schema_name};
+    std::optional<std::string> blueprint_id;
+    std::optional<std::string> lineage;
+    std::optional<std::int64_t> revision;
+    std::optional<std::string> exported_by;
+    Arm arm;
+    std::optional<std::vector<Symbol>> symbols;
+    std::vector<Layer> layers;
+    std::vector<Node> nodes;
+    std::vector<Edge> edges;
+    std::vector<Group> groups;
+    std::optional<Collapsed> collapsed;
+    std::optional<Explain> explain;
+    std::optional<Provenance> provenance;
+    Extras extras;
+    // The file holds only the collapsed form (no nodes/edges/groups); `kbp expand` fills them.
+    bool collapsed_only = false;
+
+    std::optional<std::int64_t> symbol(std::string_view name) const;
+    bool operator==(const Blueprint&) const = default;
+};
+
+}  // namespace kbp::schema

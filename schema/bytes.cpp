@@ -1,0 +1,188 @@
+#include "schema/bytes.hpp"
+
+#include <cctype>
+
+namespace kbp::schema {
+
+namespace {
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+}  // namespace
+
+std::optional<std::int64_t> row_bytes(const Format& format, std::int64_t d) {
+    switch (format.id) {
+        case FormatId::bf16:
+        case FormatId::f16: return 2 * d;
+        case FormatId::f32:
+        case FormatId::i32:
+        case FormatId::fx32: return 4 * d;
+        case FormatId::i8:
+        case FormatId::fp8_tensor:
+        case FormatId::int8_static: return d;
+        case FormatId::fp8_token:
+        case FormatId::int8_token: return d + 4;
+        case FormatId::fp8_channel:
+        case FormatId::int8_channel: return d;  // the per-channel scales belong to the weight
+        case FormatId::nvfp4_g16: return ceil_div(d, 2) + ceil_div(d, 16) + 4;
+        case FormatId::mxfp4_g32: return ceil_div(d, 2) + ceil_div(d, 32);
+        case FormatId::int4_b128: return ceil_div(d, 2) + 4 * ceil_div(d, 128);  // f16 scale + zero
+        case FormatId::unknown: return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+std::optional<std::int64_t> weight_bytes(const Format& format, std::int64_t rows, std::int64_t cols) {
+    switch (format.id) {
+        case FormatId::fp8_channel:
+        case FormatId::int8_channel: return rows * cols + 4 * rows;
+        case FormatId::nvfp4_g16: return rows * (ceil_div(cols, 2) + ceil_div(cols, 16)) + 4;
+        default: {
+            auto r = row_bytes(format, cols);
+            if (!r) return std::nullopt;
+            return rows * *r;
+        }
+    }
+}
+
+std::vector<bool> nodes_in_expert_rows(const Blueprint& b) {
+    // Edges grouped by reader (counting sort), so each node sees all its inputs.
+    const std::size_t n = b.nodes.size();
+    std::vector<std::uint32_t> first(n + 1, 0), by_reader(b.edges.size());
+    for (const auto& e : b.edges)
+        if (e.to >= 0 && static_cast<std::size_t>(e.to) < n) ++first[e.to + 1];
+    for (std::size_t i = 0; i < n; ++i) first[i + 1] += first[i];
+    std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
+    for (std::size_t k = 0; k < b.edges.size(); ++k) {
+        auto to = b.edges[k].to;
+        if (to >= 0 && static_cast<std::size_t>(to) < n) by_reader[fill[to]++] = static_cast<std::uint32_t>(k);
+    }
+    std::vector<bool> expert(n, false);
+    // Edges run forward, so a node's inputs are settled before the node.
+    for (std::size_t node = 0; node < n; ++node)
+        for (auto k = first[node]; k < first[node + 1]; ++k) {
+            const Edge& e = b.edges[by_reader[k]];
+            if (e.from >= 0 && static_cast<std::size_t>(e.from) < node && edge_in_expert_rows(e, expert)) {
+                expert[node] = true;
+                break;
+            }
+        }
+    return expert;
+}
+
+bool edge_in_expert_rows(const Edge& e, const std::vector<bool>& node_in_expert_rows) {
+    if (e.rows) return e.rows->id == RowSpaceId::n_top_k;
+    return e.from >= 0 && static_cast<std::size_t>(e.from) < node_in_expert_rows.size() &&
+           node_in_expert_rows[e.from];
+}
+
+namespace {
+
+template <class Lookup> class DimParser {
+public:
+    DimParser(std::string_view text, Lookup& lookup) : text_(text), lookup_(lookup) {}
+
+    std::optional<std::int64_t> parse(std::string* error) {
+        auto v = sum();
+        skip();
+        if (v && pos_ != text_.size()) {
+            error_ = "unexpected '" + std::string(1, text_[pos_]) + "'";
+            v.reset();
+        }
+        if (!v && error) *error = error_;
+        return v;
+    }
+
+private:
+    void skip() {
+        while (pos_ < text_.size() && text_[pos_] == ' ') ++pos_;
+    }
+    std::optional<std::int64_t> sum() {
+        auto v = product();
+        while (v) {
+            skip();
+            if (pos_ >= text_.size() || (text_[pos_] != '+' && text_[pos_] != '-')) break;
+            char op = text_[pos_++];
+            auto r = product();
+            if (!r) return r;
+            v = op == '+' ? *v + *r : *v - *r;
+        }
+        return v;
+    }
+    std::optional<std::int64_t> product() {
+        auto v = atom();
+        while (v) {
+            skip();
+            if (pos_ >= text_.size() || (text_[pos_] != '*' && text_[pos_] != '/')) break;
+            char op = text_[pos_++];
+            auto r = atom();
+            if (!r) return r;
+            if (op == '*') {
+                v = *v * *r;
+            } else {
+                if (*r == 0) {
+                    error_ = "division by zero";
+                    return std::nullopt;
+                }
+                v = *v / *r;
+            }
+        }
+        return v;
+    }
+    std::optional<std::int64_t> atom() {
+        skip();
+        if (pos_ >= text_.size()) {
+            error_ = "unexpected end";
+            return std::nullopt;
+        }
+        char c = text_[pos_];
+        if (c == '(') {
+            ++pos_;
+            auto v = sum();
+            skip();
+            if (!v) return v;
+            if (pos_ >= text_.size() || text_[pos_] != ')') {
+                error_ = "missing ')'";
+                return std::nullopt;
+            }
+            ++pos_;
+            return v;
+        }
+        if (std::isdigit(static_cast<unsigned char>(c))) {
+            std::int64_t v = 0;
+            while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])))
+                v = v * 10 + (text_[pos_++] - '0');
+            return v;
+        }
+        if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+            std::size_t start = pos_;
+            while (pos_ < text_.size() &&
+                   (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+                ++pos_;
+            auto name = text_.substr(start, pos_ - start);
+            auto v = lookup_(name);
+            if (!v) error_ = "unknown symbol '" + std::string(name) + "'";
+            return v;
+        }
+        error_ = "unexpected '" + std::string(1, c) + "'";
+        return std::nullopt;
+    }
+
+    std::string_view text_;
+    Lookup& lookup_;
+    std::size_t pos_ = 0;
+    std::string error_;
+};
+
+}  // namespace
+
+std::optional<std::int64_t> eval_dim(std::string_view text, const std::vector<Symbol>& symbols,
+                                     std::string* error) {
+    auto lookup = [&](std::string_view name) -> std::optional<std::int64_t> {
+        for (const auto& s : symbols)
+            if (s.name == name) return s.value;
+        return std::nullopt;
+    };
+    DimParser<decltype(lookup)> parser(text, lookup);
+    return parser.parse(error);
+}
+
+}  // namespace kbp::schema

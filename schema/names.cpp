@@ -1,0 +1,146 @@
+// The one place where the format's vocabularies are spelled (see names.hpp for meanings).
+#include "names.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <unordered_map>
+#include <vector>
+
+namespace kbp::schema {
+namespace {
+
+constexpr std::array<std::string_view, 16> format_names{
+    "",          "bf16",       "f16",          "f32",        "i32",         "i8",
+    "fp8/token", "fp8/channel", "fp8/tensor",  "nvfp4/g16",  "mxfp4/g32",   "int4/b128",
+    "int8/token", "int8/channel", "int8/static", "fx32",
+};
+constexpr std::array<std::string_view, 35> op_names{
+    "",              "embed",          "hc_expand",      "hc_pre",        "hc_post",
+    "hc_contract",   "linear",         "rms_norm",       "l2_norm",       "layer_norm",
+    "gated_rms_norm", "final_norm",    "concat",         "conv1d_update", "state_snapshot",
+    "act_quant",     "gdn_gates",      "gdn_recurrence", "swiglu_clamp",  "silu_mul",
+    "router",        "top_k",          "expert_gate_up", "expert_down",   "blend",
+    "kv_write",      "kpool_compress", "index_select",   "mla_attention", "attention",
+    "rope",          "residual_add",   "smooth_mul",     "lm_head",       "argmax",
+};
+constexpr std::array<std::string_view, 6> compute_names{"",          "cuda_core", "memory",
+                                                        "tensor_core", "pe_array", "host"};
+constexpr std::array<std::string_view, 3> where_names{"", "device", "host"};
+constexpr std::array<std::string_view, 6> layer_kind_names{
+    "", "linear_attention", "deepseek_sparse_attention", "full_attention",
+    "multi_latent_attention", "sliding_attention"};
+constexpr std::array<std::string_view, 9> block_type_names{"",     "embed", "kda", "dsa", "mla",
+                                                           "attn", "mlp",   "moe", "head"};
+constexpr std::array<std::string_view, 9> state_name_names{"",      "conv", "h", "latent", "index",
+                                                           "tail", "kv",   "k", "v"};
+constexpr std::array<std::string_view, 5> state_action_names{"", "update", "snapshot", "write",
+                                                             "read"};
+constexpr std::array<std::string_view, 3> row_space_names{"", "n", "n*top_k"};
+constexpr std::array<std::string_view, 6> arm_mode_names{"",       "decode", "multi_seq",
+                                                         "verify", "draft",  "prefill"};
+constexpr std::array<std::string_view, 3> requant_at_names{"", "producer", "reader"};
+
+// Levenshtein distance, small strings only (hints).
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diag = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+
+}  // namespace
+
+template <> std::span<const std::string_view> name_table<FormatId>() { return format_names; }
+template <> std::span<const std::string_view> name_table<OpId>() { return op_names; }
+template <> std::span<const std::string_view> name_table<ComputeId>() { return compute_names; }
+template <> std::span<const std::string_view> name_table<WhereId>() { return where_names; }
+template <> std::span<const std::string_view> name_table<LayerKindId>() { return layer_kind_names; }
+template <> std::span<const std::string_view> name_table<BlockTypeId>() { return block_type_names; }
+template <> std::span<const std::string_view> name_table<StateNameId>() { return state_name_names; }
+template <> std::span<const std::string_view> name_table<StateActionId>() {
+    return state_action_names;
+}
+template <> std::span<const std::string_view> name_table<RowSpaceId>() { return row_space_names; }
+template <> std::span<const std::string_view> name_table<ArmModeId>() { return arm_mode_names; }
+template <> std::span<const std::string_view> name_table<RequantAtId>() { return requant_at_names; }
+
+// Name -> value index of E's table, built once (names are looked up for every node read).
+template <class E> const std::unordered_map<std::string_view, std::size_t>& index_of() {
+    static const auto index = [] {
+        std::unordered_map<std::string_view, std::size_t> m;
+        auto table = name_table<E>();
+        for (std::size_t i = 1; i < table.size(); ++i) m.emplace(table[i], i);
+        return m;
+    }();
+    return index;
+}
+
+template <class E> Named<E> Named<E>::parse(std::string_view text) {
+    const auto& index = index_of<E>();
+    if (auto it = index.find(text); it != index.end()) return Named{static_cast<E>(it->second), {}};
+    return Named{E::unknown, std::string(text)};
+}
+
+// Fixed-point formats carry their fractional bits in the name: "fx32/f23".
+template <> Named<FormatId> Named<FormatId>::parse(std::string_view text) {
+    const auto& index = index_of<FormatId>();
+    if (auto it = index.find(text); it != index.end() && static_cast<FormatId>(it->second) != FormatId::fx32)
+        return Named{static_cast<FormatId>(it->second), {}};
+    constexpr std::string_view fx = "fx32/f";
+    if (text.size() > fx.size() && text.substr(0, fx.size()) == fx) {
+        int bits = -1;
+        auto digits = text.substr(fx.size());
+        auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), bits);
+        if (ec == std::errc{} && end == digits.data() + digits.size() && bits >= 0 && bits <= 31)
+            return Named{FormatId::fx32, std::string(text)};
+    }
+    return Named{FormatId::unknown, std::string(text)};
+}
+
+int fx32_fraction_bits(const Format& f) {
+    if (f.id != FormatId::fx32) return -1;
+    int bits = -1;
+    auto digits = f.name().substr(6);
+    std::from_chars(digits.data(), digits.data() + digits.size(), bits);
+    return bits;
+}
+
+template <class E> std::string_view closest_name(std::string_view text) {
+    std::string_view best;
+    std::size_t best_distance = text.size() / 3 + 1;  // only suggest near misses
+    for (auto name : name_table<E>().subspan(1)) {
+        std::size_t d = edit_distance(text, name);
+        if (d < best_distance || (d == best_distance && best.empty() && d <= 2)) {
+            best_distance = d;
+            best = name;
+        }
+    }
+    return best;
+}
+
+#define KBP_NAMED(E)                                             \
+    template struct Named<E>;                                    \
+    template std::string_view closest_name<E>(std::string_view);
+KBP_NAMED(OpId)
+KBP_NAMED(ComputeId)
+KBP_NAMED(WhereId)
+KBP_NAMED(LayerKindId)
+KBP_NAMED(BlockTypeId)
+KBP_NAMED(StateNameId)
+KBP_NAMED(StateActionId)
+KBP_NAMED(RowSpaceId)
+KBP_NAMED(ArmModeId)
+KBP_NAMED(RequantAtId)
+template std::string_view closest_name<FormatId>(std::string_view);
+#undef KBP_NAMED
+
+}  // namespace kbp::schema

@@ -1,0 +1,204 @@
+#include "schema/stats.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+namespace kbp::schema {
+namespace {
+
+Tally sorted(const std::map<std::string, std::int64_t>& counts) {
+    Tally t(counts.begin(), counts.end());
+    std::stable_sort(t.begin(), t.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    return t;
+}
+
+std::string with_commas(std::int64_t v) {
+    std::string digits = std::to_string(v < 0 ? -v : v);
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return v < 0 ? "-" + out : out;
+}
+
+void put_tally(std::string& out, const char* title, const Tally& t) {
+    if (t.empty()) return;
+    out += "\n";
+    out += title;
+    out += " (" + std::to_string(t.size()) + ")\n";
+    std::size_t width = 0;
+    for (const auto& [name, _] : t) width = std::max(width, name.size());
+    for (const auto& [name, count] : t) {
+        char line[512];
+        std::snprintf(line, sizeof line, "  %-*s %8s\n", static_cast<int>(std::min<std::size_t>(width, 440)),
+                      name.c_str(), with_commas(count).c_str());
+        out += line;
+    }
+}
+
+}  // namespace
+
+std::string ranges_text(const std::vector<std::int64_t>& v) {
+    std::string out;
+    for (std::size_t i = 0; i < v.size();) {
+        std::size_t j = i;
+        while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+        if (!out.empty()) out += ", ";
+        out += v[i] < 0 ? "outside layers" : std::to_string(v[i]);
+        if (j > i) out += (j == i + 1 ? ", " : "-") + std::to_string(v[j]);
+        i = j + 1;
+    }
+    return out;
+}
+
+Stats compute_stats(const Blueprint& b) {
+    Stats s;
+    s.mode = std::string(b.arm.mode.name());
+    s.rows = b.arm.rows;
+    s.layers = static_cast<std::int64_t>(b.layers.size());
+    s.nodes = static_cast<std::int64_t>(b.nodes.size());
+    s.edges = static_cast<std::int64_t>(b.edges.size());
+    s.groups = static_cast<std::int64_t>(b.groups.size());
+
+    std::map<std::string, std::int64_t> kinds, templates, ops, families, computes, rules, quant;
+    for (const auto& l : b.layers) {
+        ++kinds[std::string(l.kind.name())];
+        ++templates[l.template_name];
+    }
+    std::map<std::string, std::vector<std::int64_t>> state;
+    for (const auto& n : b.nodes) {
+        ++ops[n.op.name()];
+        ++families[n.family];
+        ++computes[n.compute ? n.compute->name() : "(none)"];
+        if (n.inserted && n.op.kind.id == OpId::act_quant) {
+            ++s.quant_points;
+            std::string from = n.precision.activation ? std::string(n.precision.activation->name()) : "?";
+            std::string to = n.precision.output ? formats_name(*n.precision.output) : "?";
+            ++quant[from + " -> " + to];
+        }
+        if (n.state)
+            for (const auto& role : *n.state) {
+                auto& layers = state[std::string(role.state.name()) + ":" + std::string(role.action.name())];
+                std::int64_t layer = n.layer.value_or(-1);
+                if (layers.empty() || layers.back() != layer) layers.push_back(layer);
+            }
+    }
+    for (const auto& g : b.groups) {
+        ++rules[g.rule];
+        (g.where.id == WhereId::host ? s.host_groups : s.device_groups)++;
+    }
+    std::map<std::string, FormatTraffic> traffic;
+    for (const auto& e : b.edges) {
+        auto& t = traffic[std::string(e.format.name())];
+        t.format = e.format.name();
+        ++t.edges;
+        if (e.requant) ++s.requant_edges;
+        if (e.fused) {
+            ++s.fused_edges;
+            continue;
+        }
+        ++t.crossing_edges;
+        t.crossing_bytes += e.bytes_per_token.value_or(0);
+        s.bytes_between_kernels += e.bytes_per_token.value_or(0);
+    }
+    s.layers_by_kind = sorted(kinds);
+    s.layers_by_template = sorted(templates);
+    s.nodes_by_op = sorted(ops);
+    s.nodes_by_family = sorted(families);
+    s.nodes_by_compute = sorted(computes);
+    s.groups_by_rule = sorted(rules);
+    s.quant_points_by_format = sorted(quant);
+    for (auto& [_, t] : traffic) s.edges_by_format.push_back(t);
+    std::stable_sort(s.edges_by_format.begin(), s.edges_by_format.end(),
+                     [](const auto& a, const auto& b) { return a.crossing_bytes > b.crossing_bytes; });
+    for (auto& [role, layers] : state) {
+        std::sort(layers.begin(), layers.end());
+        layers.erase(std::unique(layers.begin(), layers.end()), layers.end());
+        s.state_roles.push_back({role, layers});
+    }
+    return s;
+}
+
+std::string stats_text(const Stats& s) {
+    std::string out;
+    out += "arm " + s.mode + ", rows " + std::to_string(s.rows) + "\n";
+    out += "  " + with_commas(s.layers) + " layers, " + with_commas(s.nodes) + " nodes, " + with_commas(s.edges) +
+           " edges, " + with_commas(s.groups) + " groups (" + with_commas(s.device_groups) + " device launches, " +
+           with_commas(s.host_groups) + " host steps)\n";
+    out += "  " + with_commas(s.bytes_between_kernels) + " bytes per token move between kernels (" +
+           with_commas(s.edges - s.fused_edges) + " edges; " + with_commas(s.fused_edges) + " fused edges stay inside a kernel)\n";
+    out += "  " + with_commas(s.quant_points) + " inserted quantization points, " + with_commas(s.requant_edges) +
+           " edges re-quantized\n";
+    put_tally(out, "layers by kind", s.layers_by_kind);
+    put_tally(out, "layers by template", s.layers_by_template);
+    put_tally(out, "nodes by op", s.nodes_by_op);
+    put_tally(out, "nodes by family", s.nodes_by_family);
+    put_tally(out, "nodes by compute", s.nodes_by_compute);
+    put_tally(out, "groups by rule", s.groups_by_rule);
+    put_tally(out, "inserted quantization points", s.quant_points_by_format);
+    if (!s.edges_by_format.empty()) {
+        out += "\nedges by format (" + std::to_string(s.edges_by_format.size()) + ")\n";
+        char line[256];
+        std::snprintf(line, sizeof line, "  %-12s %8s %10s %16s\n", "format", "edges", "crossing", "bytes/token");
+        out += line;
+        for (const auto& t : s.edges_by_format) {
+            std::snprintf(line, sizeof line, "  %-12s %8s %10s %16s\n", t.format.c_str(), with_commas(t.edges).c_str(),
+                          with_commas(t.crossing_edges).c_str(), with_commas(t.crossing_bytes).c_str());
+            out += line;
+        }
+    }
+    if (!s.state_roles.empty()) {
+        out += "\nstate roles by layer (" + std::to_string(s.state_roles.size()) + ")\n";
+        std::size_t width = 0;
+        for (const auto& u : s.state_roles) width = std::max(width, u.role.size());
+        for (const auto& u : s.state_roles) {
+            std::string role = u.role;
+            role.resize(width, ' ');
+            out += "  " + role + "  " + std::to_string(u.layers.size()) + (u.layers.size() == 1 ? " layer:  " : " layers: ") +
+                   ranges_text(u.layers) + "\n";
+        }
+    }
+    return out;
+}
+
+std::string stats_json(const Stats& s) {
+    using J = nlohmann::ordered_json;
+    auto tally = [](const Tally& t) {
+        J o = J::object();
+        for (const auto& [name, count] : t) o[name] = count;
+        return o;
+    };
+    J o = J::object();
+    o["arm"] = {{"mode", s.mode}, {"rows", s.rows}};
+    o["totals"] = {{"layers", s.layers},
+                   {"nodes", s.nodes},
+                   {"edges", s.edges},
+                   {"groups", s.groups},
+                   {"device_groups", s.device_groups},
+                   {"host_groups", s.host_groups},
+                   {"fused_edges", s.fused_edges},
+                   {"bytes_per_token_between_kernels", s.bytes_between_kernels},
+                   {"quant_points", s.quant_points},
+                   {"requant_edges", s.requant_edges}};
+    o["layers_by_kind"] = tally(s.layers_by_kind);
+    o["layers_by_template"] = tally(s.layers_by_template);
+    o["nodes_by_op"] = tally(s.nodes_by_op);
+    o["nodes_by_family"] = tally(s.nodes_by_family);
+    o["nodes_by_compute"] = tally(s.nodes_by_compute);
+    o["groups_by_rule"] = tally(s.groups_by_rule);
+    o["quant_points_by_format"] = tally(s.quant_points_by_format);
+    J formats = J::object();
+    for (const auto& t : s.edges_by_format)
+        formats[t.format] = {{"edges", t.edges}, {"crossing_edges", t.crossing_edges}, {"crossing_bytes_per_token", t.crossing_bytes}};
+    o["edges_by_format"] = std::move(formats);
+    J state = J::object();
+    for (const auto& u : s.state_roles) state[u.role] = u.layers;
+    o["state_roles"] = std::move(state);
+    return o.dump(2) + "\n";
+}
+
+}  // namespace kbp::schema

@@ -1,0 +1,538 @@
+// Expansion walks prologue, layout and epilogue, placing each template's nodes, edges and
+// groups after the previous instance's and joining an instance's `out` port to every `in`
+// port of the next. Collapse is the inverse: it cuts the flat lists into per-layer segments
+// (prologue and epilogue by block), turns each into a template candidate, and requires every
+// later layer of a template to match the first one exactly.
+#include "schema/templates.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace kbp::schema {
+namespace {
+
+struct Instance {
+    const Template* t = nullptr;
+    std::optional<std::int64_t> layer;
+    std::string prefix;   // "l3." for layers, "" for prologue and epilogue
+    std::string pointer;  // where the instance is named: /collapsed/layout/3
+};
+
+std::string layer_prefix(std::int64_t layer) { return "l" + std::to_string(layer) + "."; }
+
+std::string block_of(std::string_view local_id) {
+    auto dot = local_id.find('.');
+    return std::string(dot == std::string_view::npos ? local_id : local_id.substr(0, dot));
+}
+
+// Where each expanded item came from, so a comparison can skip fields a template lacks.
+struct Sources {
+    std::vector<const TemplateNode*> nodes;
+    std::vector<const TemplateEdge*> edges;       // nullptr for a port edge
+    std::vector<const EdgeDetail*> edge_details;  // nullptr when the template has none
+    std::vector<const TemplateGroup*> groups;     // nullptr when the template has none
+};
+
+Result<std::vector<Instance>> instances_of(const Blueprint& b) {
+    const Collapsed& c = *b.collapsed;
+    std::vector<Instance> out;
+    auto add = [&](const std::string& name, std::optional<std::int64_t> layer, std::string ptr) -> Status {
+        const Template* t = c.find(name);
+        if (!t) return make_error(ErrorCode::invalid_input, ptr, "unknown template '" + name + "'");
+        out.push_back({t, layer, layer ? layer_prefix(*layer) : "", std::move(ptr)});
+        return Ok{};
+    };
+    for (std::size_t i = 0; i < c.prologue.size(); ++i)
+        if (auto s = add(c.prologue[i], std::nullopt, "/collapsed/prologue/" + std::to_string(i)); !s) return s.error();
+    for (std::size_t i = 0; i < c.layout.size(); ++i)
+        if (auto s = add(c.layout[i], static_cast<std::int64_t>(i), "/collapsed/layout/" + std::to_string(i)); !s)
+            return s.error();
+    for (std::size_t i = 0; i < c.epilogue.size(); ++i)
+        if (auto s = add(c.epilogue[i], std::nullopt, "/collapsed/epilogue/" + std::to_string(i)); !s) return s.error();
+    return out;
+}
+
+Status check_template(const Template& t, const std::string& ptr) {
+    auto n = static_cast<std::int64_t>(t.nodes.size());
+    for (std::size_t i = 0; i < t.edges.size(); ++i) {
+        const auto& e = t.edges[i];
+        if (e.from >= n || e.to >= n)
+            return make_error(ErrorCode::invalid_input, ptr + "/edges/" + std::to_string(i),
+                              "edge references node " + std::to_string(std::max(e.from, e.to)) + " of a " +
+                                  std::to_string(n) + "-node template");
+    }
+    for (auto* list : {&t.ports.in, &t.ports.out})
+        for (std::size_t i = 0; i < list->size(); ++i)
+            if ((*list)[i] >= n)
+                return make_error(ErrorCode::invalid_input,
+                                  ptr + "/ports/" + (list == &t.ports.in ? "in/" : "out/") + std::to_string(i),
+                                  "port names node " + std::to_string((*list)[i]) + " of a " + std::to_string(n) +
+                                      "-node template");
+    if (t.groups)
+        for (std::size_t i = 0; i < t.nodes.size(); ++i)
+            if (t.nodes[i].group >= static_cast<std::int64_t>(t.groups->size()))
+                return make_error(ErrorCode::invalid_input, ptr + "/nodes/" + std::to_string(i) + "/group",
+                                  "group " + std::to_string(t.nodes[i].group) + " has no entry in the template's groups");
+    return Ok{};
+}
+
+Result<FlatLists> expand(const Blueprint& b, Sources* sources) {
+    if (!b.collapsed) return make_error(ErrorCode::invalid_input, "/collapsed", "the blueprint has no collapsed form");
+    auto instances = instances_of(b);
+    if (!instances) return instances.error();
+
+    FlatLists out;
+    Sources local;
+    Sources& src = sources ? *sources : local;
+    std::int64_t group_base = 0;
+    const Instance* prev = nullptr;
+    std::int64_t prev_base = 0;
+    std::vector<std::pair<Edge, std::pair<const TemplateEdge*, const EdgeDetail*>>> edges;
+
+    for (const Instance& inst : *instances) {
+        const Template& t = *inst.t;
+        if (auto s = check_template(t, "/collapsed/templates/" + t.name); !s) return s.error();
+        auto node_base = static_cast<std::int64_t>(out.nodes.size());
+        std::int64_t group_count = 0;
+        for (const auto& tn : t.nodes) {
+            Node n;
+            n.id = inst.prefix + tn.id;
+            n.order = static_cast<std::int64_t>(out.nodes.size());
+            n.layer = inst.layer;
+            n.block = inst.prefix + block_of(tn.id);
+            n.block_type = tn.block_type;
+            n.kind = tn.kind;
+            n.op = tn.op;
+            n.roles = tn.roles ? *tn.roles
+                               : (tn.op.kind.id == OpId::linear ? std::vector<std::string>{tn.op.role}
+                                                                : std::vector<std::string>{});
+            n.inserted = tn.inserted;
+            n.precision = tn.precision;
+            n.group = group_base + tn.group;
+            n.kernel = tn.kernel;
+            n.family = tn.family;
+            n.compute = tn.compute;
+            n.where = tn.where;
+            if (tn.steps) n.steps = *tn.steps; else out.complete = false;
+            if (tn.point) n.point = *tn.point; else out.complete = false;
+            if (tn.numerics) n.numerics = *tn.numerics; else out.complete = false;
+            if (tn.state) n.state = *tn.state; else out.complete = false;
+            group_count = std::max(group_count, tn.group + 1);
+            out.nodes.push_back(std::move(n));
+            src.nodes.push_back(&tn);
+        }
+        if (prev) {
+            const Template& pt = *prev->t;
+            const EdgeDetail* detail = pt.ports.out_tensor ? &*pt.ports.out_tensor : nullptr;
+            for (auto o : pt.ports.out)
+                for (auto i : t.ports.in) {
+                    Edge e;
+                    e.from = prev_base + o;
+                    e.to = node_base + i;
+                    const auto& producer = out.nodes[e.from];
+                    if (producer.precision.output && !producer.precision.output->empty())
+                        e.format = producer.precision.output->front();
+                    if (detail) {
+                        e.id = prev->prefix + detail->id;
+                        e.rows = detail->rows;
+                        e.dim = detail->dim;
+                        e.dim_value = detail->dim_value;
+                        e.bytes_per_token = detail->bytes_per_token;
+                        e.requant = detail->requant;
+                    } else {
+                        out.complete = false;
+                    }
+                    edges.push_back({std::move(e), {nullptr, detail}});
+                }
+        }
+        for (const auto& te : t.edges) {
+            Edge e;
+            e.from = node_base + te.from;
+            e.to = node_base + te.to;
+            e.format = te.format;
+            e.fused = te.fused;
+            if (te.detail) {
+                e.id = inst.prefix + te.detail->id;
+                e.rows = te.detail->rows;
+                e.dim = te.detail->dim;
+                e.dim_value = te.detail->dim_value;
+                e.bytes_per_token = te.detail->bytes_per_token;
+                e.requant = te.detail->requant;
+            } else {
+                out.complete = false;
+            }
+            edges.push_back({std::move(e), {&te, te.detail ? &*te.detail : nullptr}});
+        }
+        for (std::int64_t g = 0; g < group_count; ++g) {
+            Group group;
+            group.id = group_base + g;
+            for (std::size_t j = 0; j < t.nodes.size(); ++j)
+                if (t.nodes[j].group == g) group.nodes.push_back(node_base + static_cast<std::int64_t>(j));
+            if (!group.nodes.empty()) group.where = out.nodes[group.nodes.front()].where;
+            const TemplateGroup* tg = t.groups ? &(*t.groups)[g] : nullptr;
+            if (tg) {
+                group.rule = tg->rule;
+                group.kernels = tg->kernels;
+                group.where = tg->where;
+                group.numerics = tg->numerics;
+                group.compute = tg->compute;
+            } else {
+                out.complete = false;
+            }
+            out.groups.push_back(std::move(group));
+            src.groups.push_back(tg);
+        }
+        group_base += group_count;
+        prev = &inst;
+        prev_base = node_base;
+    }
+    // A port edge leaves the previous instance's last node after its internal edges, and
+    // flat edges are ordered by producer: a stable sort by `from` restores the flat order.
+    std::stable_sort(edges.begin(), edges.end(), [](const auto& a, const auto& b) { return a.first.from < b.first.from; });
+    for (auto& [e, s] : edges) {
+        e.fused = out.nodes[e.from].group == out.nodes[e.to].group;
+        if (s.first) e.fused = s.first->fused;
+        out.edges.push_back(std::move(e));
+        src.edges.push_back(s.first);
+        src.edge_details.push_back(s.second);
+    }
+    return out;
+}
+
+}  // namespace
+
+Result<FlatLists> expand_templates(const Blueprint& b) { return expand(b, nullptr); }
+
+namespace {
+
+bool is_prefixed(std::string_view full, std::string_view prefix, std::string_view local) {
+    return full.size() == prefix.size() + local.size() && full.substr(0, prefix.size()) == prefix &&
+           full.substr(prefix.size()) == local;
+}
+
+bool roles_match(const std::vector<std::string>& roles, const TemplateNode& tn) {
+    if (tn.roles) return roles == *tn.roles;
+    if (tn.op.kind.id == OpId::linear) return roles.size() == 1 && roles[0] == tn.op.role;
+    return roles.empty();
+}
+
+bool detail_matches(const Edge& a, const EdgeDetail& d, std::string_view prefix) {
+    return is_prefixed(a.id, prefix, d.id) && a.rows == d.rows && a.dim == d.dim && a.dim_value == d.dim_value &&
+           a.bytes_per_token == d.bytes_per_token && a.requant == d.requant;
+}
+
+// One edge the collapsed form implies, without materializing the flat edge.
+struct ExpectedEdge {
+    std::int64_t from, to;
+    const TemplateEdge* te;      // nullptr for a port edge
+    const EdgeDetail* detail;    // nullptr when the template has no tensor detail
+    const std::string* prefix;   // of the instance that owns the tensor
+};
+
+}  // namespace
+
+// Compares the flat lists with the templates in place: a plan has thousands of nodes, and
+// materializing the expansion just to compare it would cost more than reading the file.
+void check_expansion(const Blueprint& b, Diagnostics& out) {
+    auto instances = instances_of(b);
+    if (!instances) {
+        out.add(instances.error().where, instances.error().message);
+        return;
+    }
+    std::size_t node_count = 0, edge_count = 0, group_count = 0;
+    const Template* prev = nullptr;
+    for (const Instance& inst : *instances) {
+        const Template& t = *inst.t;
+        if (auto s = check_template(t, "/collapsed/templates/" + t.name); !s) {
+            out.add(s.error().where, s.error().message);
+            return;
+        }
+        node_count += t.nodes.size();
+        edge_count += t.edges.size() + (prev ? prev->ports.out.size() * t.ports.in.size() : 0);
+        std::int64_t groups = 0;
+        for (const auto& tn : t.nodes) groups = std::max(groups, tn.group + 1);
+        group_count += static_cast<std::size_t>(groups);
+        prev = &t;
+    }
+    auto count = [&](const char* what, std::size_t expanded, std::size_t actual) {
+        if (expanded != actual)
+            out.add(std::string("/") + what, "the collapsed form expands to " + std::to_string(expanded) + " " + what +
+                                                 ", the flat list has " + std::to_string(actual));
+        return expanded == actual;
+    };
+    bool same_nodes = count("nodes", node_count, b.nodes.size());
+    bool same_edges = count("edges", edge_count, b.edges.size());
+    bool same_groups = count("groups", group_count, b.groups.size());
+    if (!same_nodes) return;  // nothing lines up
+
+    auto mismatch = [&](const char* list, std::size_t i, const char* field, const std::string& note) {
+        out.add("/" + std::string(list) + "/" + std::to_string(i) + "/" + field,
+                "differs from the collapsed form's expansion" + (note.empty() ? "" : " (" + note + ")"));
+    };
+    std::vector<ExpectedEdge> edges;
+    edges.reserve(edge_count);
+    std::size_t i = 0, g = 0;
+    std::int64_t group_base = 0, prev_base = 0;
+    const Instance* prev_inst = nullptr;
+    for (const Instance& inst : *instances) {
+        const Template& t = *inst.t;
+        const auto node_base = static_cast<std::int64_t>(i);
+        std::int64_t groups = 0;
+        for (const auto& tn : t.nodes) {
+            const Node& a = b.nodes[i];
+            groups = std::max(groups, tn.group + 1);
+            auto note = [&] { return "template '" + t.name + "' node '" + tn.id + "'"; };
+            if (!is_prefixed(a.id, inst.prefix, tn.id)) mismatch("nodes", i, "id", "expected '" + inst.prefix + tn.id + "'");
+            if (a.layer != inst.layer) mismatch("nodes", i, "layer", note());
+            if (!is_prefixed(a.block, inst.prefix, block_of(tn.id)))
+                mismatch("nodes", i, "block", "expected '" + inst.prefix + block_of(tn.id) + "'");
+            if (!(a.block_type == tn.block_type)) mismatch("nodes", i, "block_type", note());
+            if (a.kind != tn.kind) mismatch("nodes", i, "kind", note());
+            if (!(a.op == tn.op)) mismatch("nodes", i, "op", note() + ": " + tn.op.name());
+            if (!roles_match(a.roles, tn)) mismatch("nodes", i, "roles", note());
+            if (a.inserted != tn.inserted) mismatch("nodes", i, "inserted", note());
+            if (!(a.precision == tn.precision)) mismatch("nodes", i, "precision", note());
+            if (a.group != group_base + tn.group)
+                mismatch("nodes", i, "group", note() + ", expected group " + std::to_string(group_base + tn.group));
+            if (a.kernel != tn.kernel) mismatch("nodes", i, "kernel", note());
+            if (a.family != tn.family) mismatch("nodes", i, "family", note());
+            if (a.compute != tn.compute) mismatch("nodes", i, "compute", note());
+            if (!(a.where == tn.where)) mismatch("nodes", i, "where", note());
+            if (tn.steps && a.steps != *tn.steps) mismatch("nodes", i, "steps", note());
+            if (tn.point && !(a.point == *tn.point)) mismatch("nodes", i, "point", note());
+            if (tn.numerics && a.numerics != *tn.numerics) mismatch("nodes", i, "numerics", note());
+            if (tn.state && a.state != *tn.state) mismatch("nodes", i, "state", note());
+            ++i;
+        }
+        if (prev_inst) {
+            const Template& pt = *prev_inst->t;
+            const EdgeDetail* detail = pt.ports.out_tensor ? &*pt.ports.out_tensor : nullptr;
+            for (auto o : pt.ports.out)
+                for (auto in : t.ports.in) edges.push_back({prev_base + o, node_base + in, nullptr, detail, &prev_inst->prefix});
+        }
+        for (const auto& te : t.edges)
+            edges.push_back({node_base + te.from, node_base + te.to, &te, te.detail ? &*te.detail : nullptr, &inst.prefix});
+        if (same_groups) {
+            for (std::int64_t k = 0; k < groups; ++k, ++g) {
+                const Group& a = b.groups[g];
+                const TemplateGroup* tg = t.groups ? &(*t.groups)[k] : nullptr;
+                std::size_t member = 0;
+                bool same = true;
+                for (std::size_t j = 0; j < t.nodes.size(); ++j)
+                    if (t.nodes[j].group == k)
+                        same = same && member < a.nodes.size() && a.nodes[member++] == node_base + static_cast<std::int64_t>(j);
+                if (!same || member != a.nodes.size()) mismatch("groups", g, "nodes", "template '" + t.name + "' group " + std::to_string(k));
+                if (tg) {
+                    if (!(a.where == tg->where)) mismatch("groups", g, "where", "");
+                    if (a.rule != tg->rule) mismatch("groups", g, "rule", "expected '" + tg->rule + "'");
+                    if (a.kernels != tg->kernels) mismatch("groups", g, "kernels", "");
+                    if (a.numerics != tg->numerics) mismatch("groups", g, "numerics", "");
+                    if (a.compute != tg->compute) mismatch("groups", g, "compute", "");
+                }
+            }
+        }
+        group_base += groups;
+        prev_base = node_base;
+        prev_inst = &inst;
+        if (out.full()) return;
+    }
+    if (!same_edges) return;
+    std::stable_sort(edges.begin(), edges.end(), [](const ExpectedEdge& x, const ExpectedEdge& y) { return x.from < y.from; });
+    for (std::size_t k = 0; k < edges.size() && !out.full(); ++k) {
+        const Edge& a = b.edges[k];
+        const ExpectedEdge& e = edges[k];
+        if (a.from != e.from || a.to != e.to) {
+            out.add("/edges/" + std::to_string(k), "the collapsed form's expansion has edge " + std::to_string(e.from) + "->" +
+                                                       std::to_string(e.to) + " here, the flat list " + std::to_string(a.from) +
+                                                       "->" + std::to_string(a.to));
+            continue;
+        }
+        if (e.te) {
+            if (!(a.format == e.te->format)) mismatch("edges", k, "format", "expected " + std::string(e.te->format.name()));
+            if (a.fused != e.te->fused) mismatch("edges", k, "fused", "");
+        } else if (a.fused != (b.nodes[a.from].group == b.nodes[a.to].group)) {
+            mismatch("edges", k, "fused", "");
+        }
+        if (e.detail && !detail_matches(a, *e.detail, *e.prefix))
+            mismatch("edges", k, "id", "the tensor differs from template detail '" + e.detail->id + "'");
+    }
+}
+
+namespace {
+
+struct Segment {
+    std::int64_t begin = 0, end = 0;  // node range
+    std::optional<std::int64_t> layer;
+    std::string name;  // template name
+    std::string prefix;
+};
+
+std::string strip(const std::string& id, const std::string& prefix) {
+    return id.compare(0, prefix.size(), prefix) == 0 ? id.substr(prefix.size()) : id;
+}
+
+EdgeDetail detail_of(const Edge& e, const std::string& prefix) {
+    return EdgeDetail{strip(e.id, prefix), e.rows, e.dim, e.dim_value, e.bytes_per_token, e.requant};
+}
+
+Error collapse_error(std::string where, std::string message) {
+    return make_error(ErrorCode::invalid_input, std::move(where), "cannot collapse: " + std::move(message));
+}
+
+}  // namespace
+
+Result<Collapsed> collapse_layers(const Blueprint& b, const CollapseOptions& options) {
+    const auto n = static_cast<std::int64_t>(b.nodes.size());
+    // Cut the node list into segments: prologue blocks, one per layer, epilogue blocks.
+    std::vector<Segment> segments;
+    std::int64_t i = 0;
+    auto add_block_segments = [&](auto stop) {
+        while (i < n && !stop(b.nodes[i])) {
+            Segment s{i, i, std::nullopt, b.nodes[i].block, ""};
+            while (i < n && !stop(b.nodes[i]) && b.nodes[i].block == s.name) ++i;
+            s.end = i;
+            segments.push_back(s);
+        }
+    };
+    add_block_segments([](const Node& node) { return node.layer.has_value(); });
+    std::size_t prologue_count = segments.size();
+    for (const auto& layer : b.layers) {
+        if (i >= n || b.nodes[i].layer != layer.index)
+            return collapse_error("/layers/" + std::to_string(layer.index),
+                                  "layer " + std::to_string(layer.index) + "'s nodes do not follow the previous layer's");
+        Segment s{i, i, layer.index, layer.template_name, layer_prefix(layer.index)};
+        while (i < n && b.nodes[i].layer == layer.index) ++i;
+        s.end = i;
+        segments.push_back(s);
+    }
+    std::size_t layer_end = segments.size();
+    add_block_segments([](const Node& node) { return node.layer.has_value(); });
+    if (i != n) return collapse_error("/nodes/" + std::to_string(i), "layer nodes are not contiguous");
+
+    std::vector<std::size_t> segment_of(b.nodes.size());
+    for (std::size_t s = 0; s < segments.size(); ++s)
+        for (auto k = segments[s].begin; k < segments[s].end; ++k) segment_of[k] = s;
+
+    // Edges by segment: inside, or crossing from segment s to s + 1 only.
+    std::vector<std::vector<const Edge*>> inside(segments.size()), leaving(segments.size());
+    for (std::size_t k = 0; k < b.edges.size(); ++k) {
+        const Edge& e = b.edges[k];
+        if (e.from < 0 || e.to < 0 || e.from >= n || e.to >= n)
+            return collapse_error("/edges/" + std::to_string(k), "edge references a missing node");
+        auto sf = segment_of[e.from], st = segment_of[e.to];
+        if (sf == st) inside[sf].push_back(&e);
+        else if (st == sf + 1) leaving[sf].push_back(&e);
+        else
+            return collapse_error("/edges/" + std::to_string(k), "edge '" + e.id + "' skips from " + b.nodes[e.from].id +
+                                                                   " over a layer to " + b.nodes[e.to].id);
+    }
+
+    Collapsed c;
+    std::map<std::string, std::size_t> index_of;  // template name -> position in c.templates
+    std::map<std::string, std::int64_t> first_layer;
+    for (std::size_t s = 0; s < segments.size(); ++s) {
+        const Segment& seg = segments[s];
+        Template t;
+        t.name = seg.name;
+        const std::int64_t g0 = b.nodes[seg.begin].group;
+        if (seg.layer) {
+            for (const auto& block : b.layers[*seg.layer].blocks) t.blocks.push_back(strip(block, seg.prefix));
+        } else {
+            t.blocks.push_back(seg.name);
+        }
+        for (auto k = seg.begin; k < seg.end; ++k) {
+            const Node& node = b.nodes[k];
+            if (node.group < g0)
+                return collapse_error("/nodes/" + std::to_string(k) + "/group", "groups run backwards in " + node.id);
+            TemplateNode tn;
+            tn.id = strip(node.id, seg.prefix);
+            tn.op = node.op;
+            tn.kind = node.kind;
+            tn.block_type = node.block_type;
+            tn.precision = node.precision;
+            tn.kernel = node.kernel;
+            tn.family = node.family;
+            tn.compute = node.compute;
+            tn.where = node.where;
+            tn.group = node.group - g0;
+            tn.inserted = node.inserted;
+            if (options.detail) {
+                tn.roles = node.roles;
+                tn.steps = node.steps;
+                tn.point = node.point;
+                tn.numerics = node.numerics;
+                tn.state = node.state;
+            }
+            t.nodes.push_back(std::move(tn));
+        }
+        for (const Edge* e : inside[s]) {
+            TemplateEdge te{e->from - seg.begin, e->to - seg.begin, e->format, e->fused, std::nullopt, {}};
+            if (options.detail) te.detail = detail_of(*e, seg.prefix);
+            t.edges.push_back(std::move(te));
+        }
+        if (s > 0) {
+            for (const Edge* e : leaving[s - 1]) {
+                auto local = e->to - seg.begin;
+                if (std::find(t.ports.in.begin(), t.ports.in.end(), local) == t.ports.in.end()) t.ports.in.push_back(local);
+            }
+        }
+        for (const Edge* e : leaving[s]) {
+            auto local = e->from - seg.begin;
+            if (std::find(t.ports.out.begin(), t.ports.out.end(), local) == t.ports.out.end()) t.ports.out.push_back(local);
+            if (options.detail && !t.ports.out_tensor) t.ports.out_tensor = detail_of(*e, seg.prefix);
+        }
+        std::sort(t.ports.out.begin(), t.ports.out.end());
+        if (options.detail) {
+            std::vector<TemplateGroup> groups;
+            std::int64_t count = 0;
+            for (const auto& tn : t.nodes) count = std::max(count, tn.group + 1);
+            for (std::int64_t g = 0; g < count; ++g) {
+                auto gi = static_cast<std::size_t>(g0 + g);
+                if (gi >= b.groups.size())
+                    return collapse_error("/groups", "node group " + std::to_string(gi) + " does not exist");
+                const Group& group = b.groups[gi];
+                groups.push_back({group.rule, group.kernels, group.where, group.numerics, group.compute});
+            }
+            t.groups = std::move(groups);
+        }
+
+        std::string where = seg.layer ? "/layers/" + std::to_string(*seg.layer) : "/nodes/" + std::to_string(seg.begin);
+        auto found = index_of.find(t.name);
+        if (found == index_of.end()) {
+            if (seg.layer) {
+                t.instances.push_back(*seg.layer);
+                first_layer[t.name] = *seg.layer;
+            }
+            index_of[t.name] = c.templates.size();
+            c.templates.push_back(std::move(t));
+        } else {
+            Template& known = c.templates[found->second];
+            auto instances = std::move(known.instances);
+            known.instances.clear();
+            bool same = known == t;
+            known.instances = std::move(instances);
+            if (!same) {
+                std::string detail;
+                if (known.nodes.size() != t.nodes.size()) {
+                    detail = std::to_string(t.nodes.size()) + " nodes instead of " + std::to_string(known.nodes.size());
+                } else {
+                    for (std::size_t k = 0; k < t.nodes.size(); ++k)
+                        if (!(known.nodes[k] == t.nodes[k])) {
+                            detail = "node '" + t.nodes[k].id + "' differs";
+                            break;
+                        }
+                    if (detail.empty()) detail = "edges, ports or groups differ";
+                }
+                std::string first = first_layer.count(t.name) ? " (first seen at layer " + std::to_string(first_layer[t.name]) + ")" : "";
+                return collapse_error(where, "does not match template '" + t.name + "'" + first + ": " + detail);
+            }
+            if (seg.layer) known.instances.push_back(*seg.layer);
+        }
+        if (s < prologue_count) c.prologue.push_back(seg.name);
+        else if (s < layer_end) c.layout.push_back(seg.name);
+        else c.epilogue.push_back(seg.name);
+    }
+    return c;
+}
+
+}  // namespace kbp::schema
