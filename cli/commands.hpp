@@ -22,6 +22,8 @@ int run_stats(int argc, char** argv);
 int run_fmt(int argc, char** argv);
 int run_expand(int argc, char** argv);
 int run_collapse(int argc, char** argv);
+int run_plan(int argc, char** argv);
+int run_why(int argc, char** argv);
 
 // The subcommand table, in the order `kbp --help` lists it.
 std::span<const Command> commands();

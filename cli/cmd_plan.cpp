@@ -1,0 +1,189 @@
+// kbp plan / kbp why: run the planner and write (or explain) the plan.
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "planner/plan.hpp"
+#include "schema/file_io.hpp"
+#include "schema/validator.hpp"
+#include "schema/writer.hpp"
+
+namespace kbp::cli {
+namespace {
+
+const std::vector<OptionSpec> plan_options{
+    {"--arm", "", true},     {"--rows", "", true},       {"--arms", "", true},   {"--target", "", true},
+    {"--recipe", "", true},  {"--set", "", true, true},  {"--catalog", "", true}, {"--output", "-o", true},
+    {"--compact", ""},       {"--quiet", "-q"},
+};
+
+// The arms the seed's planner ran: decode, multi_seq at 11 row counts, verify at 4, draft.
+const std::vector<std::pair<std::string, std::int64_t>> all_arms{
+    {"decode", 1},     {"multi_seq", 2},  {"multi_seq", 4},  {"multi_seq", 8},  {"multi_seq", 12}, {"multi_seq", 16},
+    {"multi_seq", 24}, {"multi_seq", 32}, {"multi_seq", 48}, {"multi_seq", 64}, {"multi_seq", 96}, {"multi_seq", 128},
+    {"verify", 2},     {"verify", 3},     {"verify", 4},     {"verify", 8},     {"draft", 1},
+};
+
+std::optional<std::int64_t> parse_int(const std::string& s) {
+    std::int64_t v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
+std::string command_line(int argc, char** argv) {
+    std::string out = "kbp";
+    for (int i = 0; i < argc; ++i) out += std::string(" ") + argv[i];
+    return out;
+}
+
+// Builds the request from the options; nullopt after printing a usage error.
+std::optional<planner::PlanRequest> request_of(const char* command, const Args& args, int argc, char** argv, int& code) {
+    planner::PlanRequest r;
+    r.config_path = args.positional[0];
+    r.arm = args.value("--arm").value_or("decode");
+    if (auto rows = args.value("--rows")) {
+        auto v = parse_int(*rows);
+        if (!v) {
+            code = usage_error(command, "--rows takes a whole number");
+            return std::nullopt;
+        }
+        r.rows = *v;
+    }
+    r.target = args.value("--target");
+    r.recipe = args.value("--recipe");
+    r.catalog_dir = args.value("--catalog");
+    for (const auto& kv : args.all("--set")) {
+        auto eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            code = usage_error(command, "--set takes key=value, not '" + kv + "'");
+            return std::nullopt;
+        }
+        r.settings.push_back({kv.substr(0, eq), kv.substr(eq + 1)});
+    }
+    r.command = command_line(argc, argv);
+    return r;
+}
+
+// Plans one arm, validates the result, writes it; returns the exit code.
+int plan_one(const planner::PlanRequest& r, const std::string& out, bool compact, bool quiet) {
+    auto plan = planner::make_plan(r);
+    if (!plan) return report(plan.error());
+    if (!quiet)
+        for (const auto& w : plan->warnings) std::cerr << "kbp: warning: " << w << "\n";
+    auto problems = schema::validate(plan->blueprint);
+    if (!problems.empty()) {
+        print_diagnostics("<plan " + r.arm + ">", problems, 20);
+        return report(make_error(ErrorCode::unsupported, r.config_path, "the planner produced an invalid plan (a bug in kbp or its data)"));
+    }
+    if (auto s = write_file_atomic(out, schema::write_blueprint(plan->blueprint, {.pretty = !compact})); !s) return report(s.error());
+    return 0;
+}
+
+}  // namespace
+
+int run_plan(int argc, char** argv) {
+    int code = 0;
+    auto args = parse_command("plan", argc, argv, plan_options, 1, 1, code);
+    if (!args) return code;
+    auto request = request_of("plan", *args, argc, argv, code);
+    if (!request) return code;
+    bool compact = args->flag("--compact"), quiet = args->flag("--quiet");
+    auto arms_value = args->value("--arms");
+    if (!arms_value) return plan_one(*request, args->value("--output").value_or("-"), compact, quiet);
+
+    // Several arms: one file each into the folder -o names.
+    auto dir = args->value("--output");
+    if (!dir || *dir == "-") return usage_error("plan", "--arms writes one file per arm: -o names a folder");
+    std::vector<std::pair<std::string, std::int64_t>> arms;
+    if (*arms_value == "all") {
+        arms = all_arms;
+    } else {
+        std::string list = *arms_value;
+        for (std::size_t start = 0; start <= list.size();) {
+            auto comma = list.find(',', start);
+            std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+            auto colon = item.find(':');
+            std::string arm = item.substr(0, colon);
+            std::int64_t rows = 0;
+            if (colon != std::string::npos) {
+                auto v = parse_int(item.substr(colon + 1));
+                if (!v) return usage_error("plan", "--arms takes ARM[:ROWS],...: bad rows in '" + item + "'");
+                rows = *v;
+            } else {
+                bool found = false;
+                for (const auto& a : planner::arm_specs())
+                    if (arm == a.name) rows = a.default_rows, found = true;
+                if (!found) return usage_error("plan", "unknown arm '" + arm + "'");
+            }
+            arms.push_back({arm, rows});
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+        }
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(*dir, ec);
+    if (ec) return report(make_error(ErrorCode::output, *dir, ec.message()));
+    bool bar = isatty(STDERR_FILENO) && !quiet;
+    for (std::size_t i = 0; i < arms.size(); ++i) {
+        auto r = *request;
+        r.arm = arms[i].first;
+        r.rows = arms[i].second;
+        std::string name = r.arm + "-r" + std::to_string(*r.rows) + ".plan.json";
+        if (bar) {
+            int done = static_cast<int>(30 * (i + 1) / arms.size());
+            std::fprintf(stderr, "\r[%s%s] %zu/%zu %-24s", std::string(done, '#').c_str(), std::string(30 - done, '.').c_str(), i + 1,
+                         arms.size(), name.c_str());
+        }
+        if (int c = plan_one(r, (std::filesystem::path(*dir) / name).string(), compact, true); c != 0) return c;
+    }
+    if (bar) std::fprintf(stderr, "\n");
+    if (!quiet) std::cerr << "kbp: wrote " << arms.size() << " plans to " << *dir << "\n";
+    return 0;
+}
+
+int run_why(int argc, char** argv) {
+    int code = 0;
+    auto args = parse_command("why", argc, argv, {{"--catalog", "", true}}, 2, 2, code);
+    if (!args) return code;
+    const std::string& file = args->positional[0];
+    auto b = load_valid(file, code);
+    if (!b) return code;
+    // The plan's provenance says how it was made; replaying that planning shows each decision.
+    if (!b->provenance || b->provenance->kind != "kbp" || b->provenance->files.empty())
+        return report(make_error(ErrorCode::unsupported, file + ": /provenance", "not a plan kbp made: no decisions to replay"));
+    planner::PlanRequest r;
+    r.config_path = b->provenance->files.front().path;
+    r.arm = std::string(b->arm.mode.name());
+    r.rows = b->arm.rows;
+    r.catalog_dir = args->value("--catalog");
+    const auto& header = b->provenance->planner_header;
+    auto get = [&](const char* key) -> std::optional<std::string> {
+        const auto* v = header.find(key);
+        return v && v->is_string() ? std::optional<std::string>(v->string()) : std::nullopt;
+    };
+    r.recipe = get("recipe");
+    r.target = get("target");
+    if (auto settings = get("settings")) {
+        std::string s = *settings;
+        for (std::size_t start = 0; start < s.size();) {
+            auto space = s.find(' ', start);
+            std::string kv = s.substr(start, space == std::string::npos ? std::string::npos : space - start);
+            auto eq = kv.find('=');
+            if (eq != std::string::npos) r.settings.push_back({kv.substr(0, eq), kv.substr(eq + 1)});
+            if (space == std::string::npos) break;
+            start = space + 1;
+        }
+    }
+    auto text = planner::why_node(r, args->positional[1]);
+    if (!text) return report(text.error());
+    std::cout << *text;
+    return 0;
+}
+
+}  // namespace kbp::cli

@@ -1,0 +1,104 @@
+// assign_precision: the formats every node reads and writes. A weighted op (projection,
+// router, LM head, experts, latent attention) takes its weight and activation formats from
+// the recipe: its entries are matched in order on the op's canonical name ("dsa.q_a") and op
+// ("linear:mla_q_a"), later entries overriding earlier ones, included parts in place. An
+// activation may depend on the arm's rows ([{"max_rows": 2, "format": "bf16"}, ...]). Other
+// ops have the formats their architecture entry gives. Every format must exist on the target.
+#include <algorithm>
+
+#include "planner/passes.hpp"
+
+namespace kbp::planner {
+namespace {
+
+struct Entry {
+    const Json* json;
+    std::string where;  // "recipes/x.json: /entries/3"
+    bool used = false;
+};
+
+}  // namespace
+
+Status assign_precision(Ir& ir) {
+    // The entries in order, parts spliced in where they are included.
+    std::vector<Entry> entries;
+    std::size_t part = 0;
+    const auto& recipe_entries = ir.recipe->json.at("entries");
+    for (std::size_t i = 0; i < recipe_entries.size(); ++i) {
+        if (recipe_entries[i].contains("include")) {
+            const DataFile* p = ir.recipe_parts[part++];
+            const auto& pe = p->json.at("entries");
+            for (std::size_t k = 0; k < pe.size(); ++k) entries.push_back({&pe[k], p->origin + ": /entries/" + std::to_string(k)});
+            continue;
+        }
+        entries.push_back({&recipe_entries[i], ir.recipe->origin + ": /entries/" + std::to_string(i)});
+    }
+    std::vector<std::string> target_formats;
+    for (const auto& f : ir.target->json.value("formats", Json::array())) target_formats.push_back(f.get<std::string>());
+    auto check_format = [&](const std::string& f, const std::string& where) -> Status {
+        if (!target_formats.empty() && std::find(target_formats.begin(), target_formats.end(), f) == target_formats.end())
+            return make_error(ErrorCode::unsupported, where,
+                              "format '" + f + "' is not available on target '" + ir.target->name + "'");
+        if (!schema::Format::parse(f).known()) return make_error(ErrorCode::invalid_input, where, "unknown format '" + f + "'");
+        return Ok{};
+    };
+    auto format_at_rows = [&](const Json& v, const std::string& where) -> Result<std::string> {
+        if (v.is_string()) return ir.fill(v.get<std::string>());
+        for (const auto& tier : v) {
+            if (!tier.contains("max_rows")) return ir.fill(tier.at("format").get<std::string>());
+            std::string max = ir.fill(tier.at("max_rows").is_string() ? tier["max_rows"].get<std::string>() : tier["max_rows"].dump());
+            if (ir.rows <= std::stoll(max)) return ir.fill(tier.at("format").get<std::string>());
+        }
+        return make_error(ErrorCode::invalid_input, where, "no tier serves " + std::to_string(ir.rows) + " rows");
+    };
+
+    for (auto& n : ir.nodes) {
+        auto& p = n.node.precision;
+        const Json& spec_precision = n.spec->value("precision", Json::object());
+        if (!n.weighted) {
+            if (spec_precision.contains("activation")) p.activation = schema::Format::parse(spec_precision["activation"].get<std::string>());
+            if (spec_precision.contains("output")) {
+                std::vector<schema::Format> outs;
+                for (const auto& f : spec_precision["output"]) outs.push_back(schema::Format::parse(f.get<std::string>()));
+                p.output = outs;
+            }
+        } else {
+            std::optional<std::string> weight, activation;
+            std::string last;
+            for (auto& e : entries) {
+                const Json& j = *e.json;
+                if (j.contains("match") && !name_matches(j["match"].get<std::string>(), n.local)) continue;
+                if (j.contains("op") && !name_matches(j["op"].get<std::string>(), n.node.op.name())) continue;
+                e.used = true;
+                if (j.contains("weight")) weight = ir.fill(j["weight"].get<std::string>());
+                if (j.contains("activation")) {
+                    auto a = format_at_rows(j["activation"], e.where + "/activation");
+                    if (!a) return a.error();
+                    activation = *a;
+                }
+                last = e.where;
+            }
+            if (!weight || !activation)
+                return make_error(ErrorCode::unsupported, ir.recipe->origin,
+                                  "no entry gives '" + n.local + "' (" + n.node.op.name() + ") a " + (weight ? "activation" : "weight") + " format");
+            if (auto s = check_format(*weight, last + "/weight"); !s) return s;
+            if (auto s = check_format(*activation, last + "/activation"); !s) return s;
+            p.weight = schema::Format::parse(*weight);
+            p.activation = schema::Format::parse(*activation);
+            std::string out = spec_precision.contains("output") ? spec_precision["output"][0].get<std::string>() : "bf16";
+            p.output = std::vector<schema::Format>{schema::Format::parse(out)};
+            n.why.recipe = last;
+        }
+        for (std::size_t o = 0; o < n.outputs.size(); ++o) {
+            if (!p.output || o >= p.output->size())
+                return make_error(ErrorCode::invalid_input, ir.architecture->origin,
+                                  "'" + n.local + "' has " + std::to_string(n.outputs.size()) + " outputs but fewer output formats");
+            n.outputs[o].format = (*p.output)[o];
+        }
+    }
+    for (const auto& e : entries)
+        if (!e.used && !e.json->contains("include")) ir.warnings.push_back(e.where + ": matches no op of this model");
+    return Ok{};
+}
+
+}  // namespace kbp::planner

@@ -1,0 +1,101 @@
+#include "planner/catalog.hpp"
+
+#include <filesystem>
+
+#include "planner/embedded_data.hpp"
+#include "planner/sha256.hpp"
+#include "schema/file_io.hpp"
+
+namespace kbp::planner {
+namespace {
+
+Result<nlohmann::ordered_json> parse(const std::string& text, const std::string& origin) {
+    try {
+        return nlohmann::ordered_json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        std::string what = e.what();
+        auto colon = what.find("] ");
+        return make_error(ErrorCode::invalid_input, origin, colon == std::string::npos ? what : what.substr(colon + 2));
+    }
+}
+
+}  // namespace
+
+Status Catalog::add(std::string relative, std::string origin, std::string text) {
+    std::filesystem::path p(relative);
+    if (p.extension() != ".json") return Ok{};
+    auto json = parse(text, origin);
+    if (!json) return json.error();
+    DataFile f;
+    f.kind = p.parent_path().generic_string();
+    f.name = p.stem().string();
+    f.origin = std::move(origin);
+    f.sha256 = sha256_hex(text);
+    f.text = std::move(text);
+    f.json = std::move(*json);
+    files_[f.kind + "/" + f.name] = std::move(f);
+    return Ok{};
+}
+
+Result<Catalog> Catalog::load(const std::optional<std::string>& override_dir) {
+    Catalog c;
+    for (const auto& e : embedded_files())
+        if (auto s = c.add(std::string(e.path), "embedded:" + std::string(e.path), std::string(e.text)); !s) return s.error();
+    if (override_dir) {
+        namespace fs = std::filesystem;
+        std::error_code ec;
+        if (!fs::is_directory(*override_dir, ec))
+            return make_error(ErrorCode::usage, *override_dir, "--catalog names no folder");
+        std::vector<fs::path> paths;
+        for (const auto& entry : fs::recursive_directory_iterator(*override_dir, ec))
+            if (entry.is_regular_file() && entry.path().extension() == ".json") paths.push_back(entry.path());
+        std::sort(paths.begin(), paths.end());
+        for (const auto& path : paths) {
+            auto text = read_file(path.string());
+            if (!text) return text.error();
+            auto relative = fs::relative(path, *override_dir).generic_string();
+            if (auto s = c.add(relative, path.string(), std::move(*text)); !s) return s.error();
+        }
+    }
+    return c;
+}
+
+Result<const DataFile*> Catalog::get(const std::string& kind, const std::string& name_or_path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    bool looks_like_path = name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".json");
+    if (looks_like_path && fs::is_regular_file(name_or_path, ec)) return file(kind, name_or_path);
+    auto it = files_.find(kind + "/" + name_or_path);
+    if (it == files_.end()) {
+        std::string known;
+        for (const auto* f : all(kind)) known += (known.empty() ? "" : ", ") + f->name;
+        return make_error(ErrorCode::invalid_input, name_or_path,
+                          "no " + kind + " file of that name" + (known.empty() ? "" : " (known: " + known + ")"));
+    }
+    return &it->second;
+}
+
+Result<const DataFile*> Catalog::file(const std::string& kind, const std::string& path) {
+    auto text = read_file(path);
+    if (!text) return text.error();
+    auto json = parse(*text, path);
+    if (!json) return json.error();
+    auto f = std::make_unique<DataFile>();
+    f->kind = kind;
+    f->name = std::filesystem::path(path).stem().string();
+    f->origin = path;
+    f->sha256 = sha256_hex(*text);
+    f->text = std::move(*text);
+    f->json = std::move(*json);
+    loaded_.push_back(std::move(f));
+    return loaded_.back().get();
+}
+
+std::vector<const DataFile*> Catalog::all(const std::string& kind) const {
+    std::vector<const DataFile*> out;
+    for (const auto& [key, f] : files_)
+        if (f.kind == kind) out.push_back(&f);
+    return out;
+}
+
+}  // namespace kbp::planner

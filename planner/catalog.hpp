@@ -1,0 +1,47 @@
+// The planner's catalog: architectures, recipes (and reusable recipe parts), hardware targets,
+// kernel tables, fusion rules and explain texts, each a JSON data file. The files compiled into
+// kbp come first; `--catalog DIR` adds or replaces files by the same relative path, and a name
+// that is an existing path names a file directly.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "schema/result.hpp"
+
+namespace kbp::planner {
+
+struct DataFile {
+    std::string kind;    // "architectures", "recipes", "recipes/parts", "targets", "kernels", "fusion", "explain"
+    std::string name;    // file name without .json
+    std::string origin;  // "embedded:recipes/x.json", "DIR/recipes/x.json" or the path given
+    std::string text;
+    nlohmann::ordered_json json;
+    std::string sha256;
+};
+
+class Catalog {
+public:
+    // The embedded files, then those under `override_dir` (if given).
+    static Result<Catalog> load(const std::optional<std::string>& override_dir);
+
+    // The file of `kind` named `name_or_path`: an existing path, or a catalog name.
+    Result<const DataFile*> get(const std::string& kind, const std::string& name_or_path);
+    // The file at `path`, read now (a model config, or a data file outside the catalog).
+    Result<const DataFile*> file(const std::string& kind, const std::string& path);
+    // Every file of `kind`, by name.
+    std::vector<const DataFile*> all(const std::string& kind) const;
+
+private:
+    Status add(std::string relative, std::string origin, std::string text);
+
+    std::map<std::string, DataFile> files_;  // by "kind/name"
+    std::vector<std::unique_ptr<DataFile>> loaded_;  // files named by path
+};
+
+}  // namespace kbp::planner

@@ -1,0 +1,129 @@
+// choose_kernels: the kernel that serves each node at the arm's rows. The target's kernel
+// tables are read top to bottom; the first row whose op (glob), block, weight / activation /
+// output formats, rows range and arms all match decides the node's kernel entry, family,
+// compute kind, knobs (`point`) and the rule name of the group it forms if no fusion rule
+// takes it. A node no row serves is an error: the plan would have a hole.
+#include "planner/passes.hpp"
+
+namespace kbp::planner {
+namespace {
+
+bool format_matches(const Json& row, const char* key, const std::optional<schema::Format>& f) {
+    if (!row.contains(key)) return true;
+    if (!f) return false;
+    return name_matches(row[key].get<std::string>(), std::string(f->name()));
+}
+
+bool rows_match(const Json& row, std::int64_t rows) {
+    if (!row.contains("rows")) return true;
+    return rows >= row["rows"][0].get<std::int64_t>() && rows <= row["rows"][1].get<std::int64_t>();
+}
+
+bool arm_matches(const Json& row, const std::string& arm) {
+    if (!row.contains("arms")) return true;
+    for (const auto& a : row["arms"])
+        if (a == arm) return true;
+    return false;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> placeholders(const Ir& ir, const IrNode& n) {
+    return {{"role", role_of(n.node.op)}, {"block", n.block}, {"attn", n.attn}, {"slot", n.slot}, {"rows", std::to_string(ir.rows)}};
+}
+
+Json fill_json(const Ir& ir, const Json& v, const std::map<std::string, std::string>& extra) {
+    if (v.is_string()) return ir.fill(v.get<std::string>(), extra);
+    if (v.is_object()) {
+        Json o = Json::object();
+        for (const auto& [k, x] : v.items()) o[k] = fill_json(ir, x, extra);
+        return o;
+    }
+    return v;
+}
+
+schema::JsonValue to_value(const Json& v) {
+    if (v.is_null()) return nullptr;
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_boolean()) return v.get<bool>();
+    if (v.is_number_integer()) return v.get<std::int64_t>();
+    if (v.is_number()) return v.get<double>();
+    if (v.is_array()) {
+        schema::JsonArray a;
+        for (const auto& x : v) a.push_back(to_value(x));
+        return a;
+    }
+    schema::JsonObject o;
+    for (const auto& [k, x] : v.items()) o.emplace_back(k, to_value(x));
+    return o;
+}
+
+Status apply_assignment(const Ir& ir, IrNode& n, const Json& a, const Json* instances) {
+    auto extra = placeholders(ir, n);
+    if (a.contains("kernel")) {
+        if (a["kernel"].is_null()) {
+            n.node.kernel.reset();
+        } else {
+            std::string kernel = a["kernel"].get<std::string>();
+            n.node.kernel = kernel;
+            if (instances && instances->contains(kernel)) {
+                const Json& inst = (*instances)[kernel];
+                n.node.family = inst.at("family").get<std::string>();
+                n.node.compute = inst.at("compute").is_null() ? std::optional<schema::Compute>{}
+                                                              : schema::Compute::parse(inst["compute"].get<std::string>());
+            }
+        }
+    }
+    if (a.contains("family")) n.node.family = a["family"].get<std::string>();
+    if (a.contains("compute"))
+        n.node.compute = a["compute"].is_null() ? std::optional<schema::Compute>{} : schema::Compute::parse(a["compute"].get<std::string>());
+    if (a.contains("where")) n.node.where = schema::WhereName::parse(a["where"].get<std::string>());
+    if (a.contains("point")) n.node.point = to_value(fill_json(ir, a["point"], extra));
+    return Ok{};
+}
+
+Status choose_kernels(Ir& ir) {
+    const std::string arm = ir.request.arm;
+    for (auto& n : ir.nodes) {
+        const Json* chosen = nullptr;
+        const DataFile* file = nullptr;
+        std::size_t index = 0;
+        for (const DataFile* f : ir.kernels) {
+            const auto& table = f->json.at("table");
+            for (std::size_t r = 0; r < table.size() && !chosen; ++r) {
+                const Json& row = table[r];
+                if (!name_matches(row.at("op").get<std::string>(), n.node.op.name())) continue;
+                if (row.contains("block") && !name_matches(row["block"].get<std::string>(), n.block)) continue;
+                if (!format_matches(row, "weight", n.node.precision.weight)) continue;
+                if (!format_matches(row, "activation", n.node.precision.activation)) continue;
+                if (row.contains("output") &&
+                    !(n.node.precision.output && !n.node.precision.output->empty() &&
+                      name_matches(row["output"].get<std::string>(), std::string(n.node.precision.output->front().name()))))
+                    continue;
+                if (!rows_match(row, ir.rows) || !arm_matches(row, arm)) continue;
+                chosen = &row;
+                file = f;
+                index = r;
+            }
+            if (chosen) break;
+        }
+        if (!chosen) {
+            auto fmt = [](const std::optional<schema::Format>& f) { return f ? std::string(f->name()) : std::string("none"); };
+            return make_error(ErrorCode::unsupported, ir.kernels.front()->origin,
+                              "no kernel serves '" + n.node.id + "' (" + n.node.op.name() + ", weight " + fmt(n.node.precision.weight) +
+                                  ", activation " + fmt(n.node.precision.activation) + ", " + std::to_string(ir.rows) + " rows, " + arm +
+                                  " arm)");
+        }
+        const Json* instances = file->json.contains("instances") ? &file->json["instances"] : nullptr;
+        if (!chosen->at("kernel").is_null() && !(instances && instances->contains(chosen->at("kernel").get<std::string>())))
+            return make_error(ErrorCode::invalid_input, file->origin + ": /table/" + std::to_string(index) + "/kernel",
+                              "kernel '" + chosen->at("kernel").get<std::string>() + "' is not among the file's instances");
+        if (auto s = apply_assignment(ir, n, *chosen, instances); !s) return s;
+        for (const auto& k : chosen->value("launches", Json::array())) n.kernel_launches.push_back(k.get<std::string>());
+        n.kernel_rule = ir.fill(chosen->at("rule").get<std::string>(), placeholders(ir, n));
+        n.why.kernel_row = file->origin + ": /table/" + std::to_string(index) + " " + chosen->dump();
+    }
+    return Ok{};
+}
+
+}  // namespace kbp::planner

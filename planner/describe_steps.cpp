@@ -1,0 +1,47 @@
+// describe_steps: the arithmetic of each node as short steps ("act bf16", "weight
+// nvfp4/g16->bf16", "mma bf16*bf16", "accumulate f32", "scale f32"). For a weighted op they
+// follow from its formats and compute: on a tensor core the weight is widened to the MMA's
+// operand format (the target's `mma` table), on CUDA cores to the activation's; a quantized
+// weight needs a scale. Other ops say what their architecture entry says ("compute f32" by
+// default); `{activation}`-style placeholders name the node's formats.
+#include "planner/passes.hpp"
+
+namespace kbp::planner {
+
+Status describe_steps(Ir& ir) {
+    const Json& mma_table = ir.target->json.value("mma", Json::object());
+    for (auto& n : ir.nodes) {
+        const auto& p = n.node.precision;
+        std::map<std::string, std::string> extra = placeholders(ir, n);
+        extra["activation"] = p.activation ? std::string(p.activation->name()) : "";
+        extra["weight"] = p.weight ? std::string(p.weight->name()) : "";
+        std::vector<std::string> steps;
+        const Json* spec = n.spec;
+        if (spec && spec->contains("steps")) {
+            for (const auto& s : (*spec)["steps"]) steps.push_back(ir.fill(s.get<std::string>(), extra));
+        } else if (n.weighted) {
+            if (spec && spec->contains("steps_prefix"))
+                for (const auto& s : (*spec)["steps_prefix"]) steps.push_back(ir.fill(s.get<std::string>(), extra));
+            std::string operand = extra["activation"];
+            if (n.node.compute && n.node.compute->kind.id == schema::ComputeId::tensor_core) {
+                auto it = mma_table.find(n.node.compute->unit);
+                if (it == mma_table.end())
+                    return make_error(ErrorCode::unsupported, ir.target->origin + ": /mma",
+                                      "target has no MMA instruction '" + n.node.compute->unit + "' (needed by " + n.node.id + ")");
+                operand = it->get<std::string>();
+            }
+            steps = {steps.empty() ? "act " + extra["activation"] : steps.front()};
+            if (spec && spec->contains("steps_prefix")) steps.push_back("act " + extra["activation"]);
+            steps.push_back("weight " + extra["weight"] + "->" + operand);
+            steps.push_back("mma " + operand + "*" + operand);
+            steps.push_back("accumulate f32");
+            steps.push_back(std::string("scale ") + (p.weight && is_quantized(*p.weight) ? "f32" : "none"));
+        } else {
+            steps = {"compute f32"};
+        }
+        n.node.steps = std::move(steps);
+    }
+    return Ok{};
+}
+
+}  // namespace kbp::planner

@@ -1,0 +1,154 @@
+// expand_layers: lays the model out as nodes. The prologue blocks, then for every layer one
+// block per slot (the first choice whose `when` holds for layer i), then the epilogue. Each op
+// of a block becomes a node "l<i>.<block>.<op>"; its inputs name tensors of the same block, or
+// "$in", the tensor the previous block handed on (its `output`).
+#include <algorithm>
+
+#include "planner/expr.hpp"
+#include "planner/passes.hpp"
+
+namespace kbp::planner {
+namespace {
+
+bool has_weight(const schema::Op& op) {
+    using schema::OpId;
+    switch (op.kind.id) {
+        case OpId::linear:
+        case OpId::router:
+        case OpId::lm_head:
+        case OpId::expert_gate_up:
+        case OpId::expert_down:
+        case OpId::mla_attention: return true;
+        default: return false;
+    }
+}
+
+struct BlockUse {
+    std::string type;                  // "dsa"
+    std::optional<std::int64_t> layer;
+    std::string attn, slot;
+    std::optional<schema::LayerKind> kind;
+};
+
+}  // namespace
+
+Status expand_layers(Ir& ir) {
+    const Json& arch = ir.architecture->json;
+    const std::string& origin = ir.architecture->origin;
+    auto lookup_symbol = [&](std::string_view name) { return ir.symbol(name); };
+    const Json& layers = arch.at("layers");
+    auto count = eval_expr(layers.value("count", "layers"), lookup_symbol);
+    if (!count) return make_error(ErrorCode::invalid_input, origin + ": /layers/count", count.error().message);
+
+    std::vector<BlockUse> uses;
+    for (const auto& b : arch.value("prologue", Json::array())) uses.push_back({b.get<std::string>(), std::nullopt, "", "", std::nullopt});
+    for (std::int64_t i = 0; i < *count; ++i) {
+        schema::Layer layer;
+        layer.index = i;
+        std::vector<std::string> names;
+        std::string attn;
+        const auto& slots = layers.at("slots");
+        for (std::size_t s = 0; s < slots.size(); ++s) {
+            const Json* chosen = nullptr;
+            const auto& choices = slots[s].at("choices");
+            for (std::size_t c = 0; c < choices.size() && !chosen; ++c) {
+                if (!choices[c].contains("when")) {
+                    chosen = &choices[c];
+                    break;
+                }
+                auto v = eval_expr(choices[c]["when"].get<std::string>(), [&](std::string_view name) -> std::optional<std::int64_t> {
+                    if (name == "i") return i;
+                    return ir.symbol(name);
+                });
+                if (!v)
+                    return make_error(ErrorCode::invalid_input,
+                                      origin + ": /layers/slots/" + std::to_string(s) + "/choices/" + std::to_string(c) + "/when",
+                                      v.error().message);
+                if (*v) chosen = &choices[c];
+            }
+            if (!chosen)
+                return make_error(ErrorCode::invalid_input, origin + ": /layers/slots/" + std::to_string(s),
+                                  "no choice holds for layer " + std::to_string(i));
+            std::string block = chosen->at("block").get<std::string>();
+            if (chosen->contains("kind")) layer.kind = schema::LayerKind::parse(chosen->at("kind").get<std::string>());
+            if (s == 0) attn = block;
+            names.push_back(block);
+            layer.blocks.push_back("l" + std::to_string(i) + "." + block);
+        }
+        for (std::size_t s = 0; s < names.size(); ++s) {
+            layer.template_name += (s ? "+" : "") + names[s];
+            uses.push_back({names[s], i, attn, s == 0 ? "input" : "post", layer.kind});
+        }
+        ir.layers.push_back(std::move(layer));
+    }
+    for (const auto& b : arch.value("epilogue", Json::array())) uses.push_back({b.get<std::string>(), std::nullopt, "", "", std::nullopt});
+
+    const Json& blocks = arch.at("blocks");
+    std::optional<TensorRef> handed_on;  // the previous block's output
+    for (const BlockUse& use : uses) {
+        auto found = blocks.find(use.type);
+        if (found == blocks.end()) return make_error(ErrorCode::invalid_input, origin + ": /blocks", "no block '" + use.type + "'");
+        const Json& block = *found;
+        std::string block_id = (use.layer ? "l" + std::to_string(*use.layer) + "." : "") + use.type;
+        std::map<std::string, TensorRef> tensors;
+        const auto& ops = block.at("ops");
+        for (std::size_t k = 0; k < ops.size(); ++k) {
+            const Json& spec = ops[k];
+            std::string where = origin + ": /blocks/" + use.type + "/ops/" + std::to_string(k);
+            IrNode n;
+            n.spec = &spec;
+            n.local = use.type + "." + spec.at("name").get<std::string>();
+            n.block = use.type;
+            n.attn = use.attn;
+            n.slot = use.slot;
+            n.node.id = block_id + "." + spec.at("name").get<std::string>();
+            n.node.layer = use.layer;
+            n.node.block = block_id;
+            n.node.block_type = schema::BlockType::parse(use.type);
+            n.node.kind = use.kind;
+            n.node.op = schema::Op::parse(spec.at("op").get<std::string>());
+            if (n.node.op.kind.id == schema::OpId::linear) n.node.roles = {n.node.op.role};
+            n.node.numerics = ir.settings.count("numerics") ? ir.settings.at("numerics") : "reference";
+            n.node.where = schema::WhereName::parse("device");
+            if (spec.contains("state")) n.node.state = schema::parse_state_roles(spec["state"].get<std::string>());
+            n.weighted = has_weight(n.node.op);
+            for (const auto& input : spec.value("in", Json::array())) {
+                std::string name = input.get<std::string>();
+                if (name == "$in") {
+                    if (!handed_on) return make_error(ErrorCode::invalid_input, where + "/in", "'$in', but no block comes before");
+                    n.inputs.push_back(*handed_on);
+                    continue;
+                }
+                auto t = tensors.find(name);
+                if (t == tensors.end())
+                    return make_error(ErrorCode::invalid_input, where + "/in", "tensor '" + name + "' is not made earlier in block '" + use.type + "'");
+                n.inputs.push_back(t->second);
+            }
+            n.requant_at_reader.assign(n.inputs.size(), false);
+            const auto& outs = spec.value("out", Json::array());
+            for (std::size_t o = 0; o < outs.size(); ++o) {
+                IrTensor t;
+                std::string name = outs[o].at("tensor").get<std::string>();
+                t.id = block_id + "." + name;
+                t.dim = outs[o].at("dim").get<std::string>();
+                auto v = eval_expr(t.dim, [&](std::string_view s) { return ir.symbol(s); });
+                if (!v) return make_error(ErrorCode::invalid_input, where + "/out/" + std::to_string(o) + "/dim", v.error().message);
+                t.dim_value = *v;
+                t.rows = outs[o].value("rows", "n");
+                t.in_kernel = outs[o].value("in_kernel", false);
+                tensors[name] = TensorRef{static_cast<int>(ir.nodes.size()), static_cast<int>(o)};
+                n.outputs.push_back(std::move(t));
+            }
+            ir.nodes.push_back(std::move(n));
+        }
+        if (!block.value("output", Json()).is_null()) {
+            auto t = tensors.find(block["output"].get<std::string>());
+            if (t == tensors.end())
+                return make_error(ErrorCode::invalid_input, origin + ": /blocks/" + use.type + "/output", "names no tensor of the block");
+            handed_on = t->second;
+        }
+    }
+    return Ok{};
+}
+
+}  // namespace kbp::planner

@@ -1,0 +1,133 @@
+#include "planner/expr.hpp"
+
+#include <cctype>
+
+namespace kbp::planner {
+namespace {
+
+struct Failure {
+    std::string message;
+};
+
+class Parser {
+public:
+    Parser(std::string_view text, const Lookup& lookup) : t_(text), lookup_(lookup) {}
+
+    std::int64_t parse() {
+        auto v = logic_or();
+        skip();
+        if (p_ != t_.size()) throw Failure{"unexpected '" + std::string(1, t_[p_]) + "' at column " + std::to_string(p_ + 1)};
+        return v;
+    }
+
+private:
+    void skip() {
+        while (p_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[p_]))) ++p_;
+    }
+    bool eat(std::string_view op) {
+        skip();
+        if (t_.substr(p_, op.size()) == op) {
+            p_ += op.size();
+            return true;
+        }
+        return false;
+    }
+    std::int64_t logic_or() {
+        auto v = logic_and();
+        while (eat("||")) {
+            auto r = logic_and();
+            v = (v || r) ? 1 : 0;
+        }
+        return v;
+    }
+    std::int64_t logic_and() {
+        auto v = compare();
+        while (eat("&&")) {
+            auto r = compare();
+            v = (v && r) ? 1 : 0;
+        }
+        return v;
+    }
+    std::int64_t compare() {
+        auto v = sum();
+        if (eat("==")) return v == sum();
+        if (eat("!=")) return v != sum();
+        if (eat("<=")) return v <= sum();
+        if (eat(">=")) return v >= sum();
+        if (eat("<")) return v < sum();
+        if (eat(">")) return v > sum();
+        return v;
+    }
+    std::int64_t sum() {
+        auto v = product();
+        while (true) {
+            if (eat("+")) v += product();
+            else if (eat("-")) v -= product();
+            else return v;
+        }
+    }
+    std::int64_t product() {
+        auto v = unary();
+        while (true) {
+            skip();
+            if (p_ < t_.size() && (t_[p_] == '*' || t_[p_] == '/' || t_[p_] == '%')) {
+                char op = t_[p_++];
+                auto r = unary();
+                if (op == '*') {
+                    v *= r;
+                } else {
+                    if (r == 0) throw Failure{"division by zero"};
+                    v = op == '/' ? v / r : v % r;
+                }
+            } else {
+                return v;
+            }
+        }
+    }
+    std::int64_t unary() {
+        if (eat("-")) return -unary();
+        if (eat("!")) return unary() ? 0 : 1;
+        return atom();
+    }
+    std::int64_t atom() {
+        skip();
+        if (p_ >= t_.size()) throw Failure{"unexpected end of expression"};
+        char c = t_[p_];
+        if (c == '(') {
+            ++p_;
+            auto v = logic_or();
+            if (!eat(")")) throw Failure{"missing ')'"};
+            return v;
+        }
+        if (std::isdigit(static_cast<unsigned char>(c))) {
+            std::int64_t v = 0;
+            while (p_ < t_.size() && std::isdigit(static_cast<unsigned char>(t_[p_]))) v = v * 10 + (t_[p_++] - '0');
+            return v;
+        }
+        if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+            auto start = p_;
+            while (p_ < t_.size() && (std::isalnum(static_cast<unsigned char>(t_[p_])) || t_[p_] == '_')) ++p_;
+            auto name = t_.substr(start, p_ - start);
+            auto v = lookup_(name);
+            if (!v) throw Failure{"unknown name '" + std::string(name) + "'"};
+            return *v;
+        }
+        throw Failure{"unexpected '" + std::string(1, c) + "' at column " + std::to_string(p_ + 1)};
+    }
+
+    std::string_view t_;
+    const Lookup& lookup_;
+    std::size_t p_ = 0;
+};
+
+}  // namespace
+
+Result<std::int64_t> eval_expr(std::string_view text, const Lookup& lookup) {
+    try {
+        return Parser(text, lookup).parse();
+    } catch (const Failure& f) {
+        return make_error(ErrorCode::invalid_input, "", "'" + std::string(text) + "': " + f.message);
+    }
+}
+
+}  // namespace kbp::planner

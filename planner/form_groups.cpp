@@ -1,0 +1,116 @@
+// form_groups: which consecutive nodes run as one kernel launch. At each node the fusion rules
+// are tried in file order; a rule matches when its pattern (op globs, optionally formats) fits
+// the next nodes of the same block and its block / rows / arms conditions hold. The first
+// match forms a group named by the rule (placeholders filled); the other rules that matched
+// there are recorded as beaten. The rule's members spec overrides the members' kernel,
+// family, compute and knobs; `kernels: members` launches the members' own kernels. A node no
+// rule takes forms a group of one, named by its kernel table row.
+#include <algorithm>
+
+#include "planner/passes.hpp"
+
+namespace kbp::planner {
+namespace {
+
+bool element_matches(const Json& element, const IrNode& n) {
+    if (element.is_string()) return name_matches(element.get<std::string>(), n.node.op.name());
+    if (!name_matches(element.at("op").get<std::string>(), n.node.op.name())) return false;
+    for (const char* key : {"weight", "activation"}) {
+        if (!element.contains(key)) continue;
+        const auto& f = std::string(key) == "weight" ? n.node.precision.weight : n.node.precision.activation;
+        if (!f || !name_matches(element[key].get<std::string>(), std::string(f->name()))) return false;
+    }
+    return true;
+}
+
+bool rule_matches(const Json& rule, const Ir& ir, std::size_t at) {
+    const auto& pattern = rule.at("pattern");
+    if (at + pattern.size() > ir.nodes.size()) return false;
+    const IrNode& first = ir.nodes[at];
+    if (rule.contains("block") && !name_matches(rule["block"].get<std::string>(), first.block)) return false;
+    if (rule.contains("rows") && (ir.rows < rule["rows"][0].get<std::int64_t>() || ir.rows > rule["rows"][1].get<std::int64_t>()))
+        return false;
+    if (rule.contains("arms") && std::none_of(rule["arms"].begin(), rule["arms"].end(), [&](const Json& a) { return a == ir.request.arm; }))
+        return false;
+    for (std::size_t k = 0; k < pattern.size(); ++k) {
+        const IrNode& n = ir.nodes[at + k];
+        if (n.node.block != first.node.block || !element_matches(pattern[k], n)) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+Status form_groups(Ir& ir) {
+    struct Candidate {
+        const Json* rule;
+        const DataFile* file;
+        std::size_t index;
+    };
+    std::vector<Candidate> rules;
+    for (const DataFile* f : ir.fusion) {
+        const auto& list = f->json.at("rules");
+        for (std::size_t r = 0; r < list.size(); ++r) rules.push_back({&list[r], f, r});
+    }
+    for (std::size_t i = 0; i < ir.nodes.size();) {
+        const Candidate* won = nullptr;
+        std::vector<std::string> beaten;
+        for (const auto& c : rules) {
+            if (!rule_matches(*c.rule, ir, i)) continue;
+            if (!won) won = &c;
+            else beaten.push_back(c.file->origin + ": /rules/" + std::to_string(c.index) + " " + c.rule->at("name").get<std::string>());
+        }
+        schema::Group g;
+        g.id = static_cast<std::int64_t>(ir.groups.size());
+        std::size_t count = won ? won->rule->at("pattern").size() : 1;
+        if (won) {
+            const Json& rule = *won->rule;
+            // Placeholders come from the first member with a role of its own (a projection or expert).
+            const IrNode* named = &ir.nodes[i];
+            for (std::size_t k = 0; k < count; ++k)
+                if (ir.nodes[i + k].weighted) {
+                    named = &ir.nodes[i + k];
+                    break;
+                }
+            g.rule = ir.fill(rule.at("name").get<std::string>(), placeholders(ir, *named));
+            const Json& members = rule.value("members", Json::object());
+            for (std::size_t k = 0; k < count; ++k) {
+                IrNode& n = ir.nodes[i + k];
+                const Json& spec = members.is_array() ? members.at(k) : members;
+                if (auto s = apply_assignment(ir, n, spec, nullptr); !s) return s;
+                n.why.fusion = won->file->origin + ": /rules/" + std::to_string(won->index) + " " + g.rule + " (" +
+                               rule.value("about", "") + ")";
+                n.why.beaten = beaten;
+            }
+            if (rule.at("kernels").is_string()) {  // "members": the members' own kernels
+                for (std::size_t k = 0; k < count; ++k) {
+                    const auto& kernel = ir.nodes[i + k].node.kernel;
+                    if (kernel && std::find(g.kernels.begin(), g.kernels.end(), *kernel) == g.kernels.end()) g.kernels.push_back(*kernel);
+                }
+            } else {
+                for (const auto& k : rule["kernels"]) g.kernels.push_back(k.get<std::string>());
+            }
+            if (rule.contains("compute")) g.compute = schema::Compute::parse(rule["compute"].get<std::string>());
+            else g.compute = ir.nodes[i].node.compute;
+        } else {
+            IrNode& n = ir.nodes[i];
+            g.rule = n.kernel_rule;
+            if (n.node.kernel) g.kernels.push_back(*n.node.kernel);
+            g.kernels.insert(g.kernels.end(), n.kernel_launches.begin(), n.kernel_launches.end());
+            g.compute = n.node.compute;
+            n.why.fusion = "no fusion rule matched; a group of its own, named by its kernel table row";
+        }
+        g.where = ir.nodes[i].node.where;
+        g.numerics = ir.nodes[i].node.numerics;
+        for (std::size_t k = 0; k < count; ++k) {
+            ir.nodes[i + k].node.group = g.id;
+            ir.nodes[i + k].node.where = g.where;
+            g.nodes.push_back(static_cast<std::int64_t>(i + k));
+        }
+        ir.groups.push_back(std::move(g));
+        i += count;
+    }
+    return Ok{};
+}
+
+}  // namespace kbp::planner

@@ -1,0 +1,88 @@
+#include "planner/ir.hpp"
+
+#include <regex>
+
+namespace kbp::planner {
+
+std::optional<std::int64_t> Ir::symbol(std::string_view name) const {
+    for (const auto& s : symbols)
+        if (s.name == name) return s.value;
+    return std::nullopt;
+}
+
+std::string Ir::fill(std::string text, const std::map<std::string, std::string>& extra) const {
+    std::string out;
+    for (std::size_t i = 0; i < text.size();) {
+        auto open = text.find('{', i);
+        if (open == std::string::npos) {
+            out += text.substr(i);
+            break;
+        }
+        auto close = text.find('}', open);
+        if (close == std::string::npos) {
+            out += text.substr(i);
+            break;
+        }
+        out += text.substr(i, open - i);
+        std::string key = text.substr(open + 1, close - open - 1);
+        if (auto it = extra.find(key); it != extra.end()) out += it->second;
+        else if (auto s = settings.find(key); s != settings.end()) out += s->second;
+        else if (auto v = symbol(key)) out += std::to_string(*v);
+        else out += text.substr(open, close - open + 1);
+        i = close + 1;
+    }
+    return out;
+}
+
+bool is_quantized(const schema::Format& f) {
+    using schema::FormatId;
+    switch (f.id) {
+        case FormatId::fp8_token:
+        case FormatId::fp8_channel:
+        case FormatId::fp8_tensor:
+        case FormatId::nvfp4_g16:
+        case FormatId::mxfp4_g32:
+        case FormatId::int4_b128:
+        case FormatId::int8_token:
+        case FormatId::int8_channel:
+        case FormatId::int8_static:
+        case FormatId::fx32: return true;
+        default: return false;
+    }
+}
+
+bool is_float(const schema::Format& f) {
+    using schema::FormatId;
+    return f.id == FormatId::bf16 || f.id == FormatId::f16 || f.id == FormatId::f32;
+}
+
+std::string role_of(const schema::Op& op) {
+    if (op.kind.id == schema::OpId::linear) return op.role;
+    std::string name = op.name();
+    if (name.rfind("expert_", 0) == 0) return name.substr(7);
+    return name;
+}
+
+bool name_matches(const std::string& pattern, const std::string& text) {
+    if (pattern.rfind("re:", 0) == 0) return std::regex_match(text, std::regex(pattern.substr(3)));
+    // Iterative glob with backtracking on the last '*'.
+    std::size_t p = 0, t = 0, star = std::string::npos, mark = 0;
+    while (t < text.size()) {
+        if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+            ++p;
+            ++t;
+        } else if (p < pattern.size() && pattern[p] == '*') {
+            star = p++;
+            mark = t;
+        } else if (star != std::string::npos) {
+            p = star + 1;
+            t = ++mark;
+        } else {
+            return false;
+        }
+    }
+    while (p < pattern.size() && pattern[p] == '*') ++p;
+    return p == pattern.size();
+}
+
+}  // namespace kbp::planner

@@ -1,0 +1,28 @@
+// The planner passes, in order (plan.hpp describes each). Every pass reads and extends the
+// Ir; an error names the data file and JSON pointer, or the config field, that caused it.
+#pragma once
+
+#include "planner/catalog.hpp"
+#include "planner/ir.hpp"
+#include "schema/result.hpp"
+
+namespace kbp::planner {
+
+Status resolve_inputs(Ir& ir, Catalog& catalog);
+Status expand_layers(Ir& ir);
+Status assign_precision(Ir& ir);
+Status insert_quant(Ir& ir);
+Status choose_kernels(Ir& ir);
+Status form_groups(Ir& ir);
+Status describe_steps(Ir& ir);
+Result<schema::Blueprint> build_blueprint(const Ir& ir);
+
+// Shared by choose_kernels and form_groups: the placeholders a rule name or knob may use
+// ({role} {block} {attn} {slot} {rows}), and applying a kernel assignment (kernel, family,
+// compute, where, point) from a table row or a fusion rule's member spec to a node.
+std::map<std::string, std::string> placeholders(const Ir& ir, const IrNode& n);
+Json fill_json(const Ir& ir, const Json& v, const std::map<std::string, std::string>& extra);
+schema::JsonValue to_value(const Json& v);
+Status apply_assignment(const Ir& ir, IrNode& n, const Json& assignment, const Json* instances);
+
+}  // namespace kbp::planner

@@ -1,0 +1,62 @@
+#include "planner/plan.hpp"
+
+#include <array>
+
+#include "planner/passes.hpp"
+
+namespace kbp::planner {
+namespace {
+
+const std::array<ArmSpec, 5> arms{{
+    {"decode", 1, 1, 1, "one new token of one sequence per step"},
+    {"multi_seq", 2, 128, 8, "one new token of each of 2-128 sequences per step"},
+    {"verify", 2, 8, 4, "speculative verification: 2-8 drafted tokens of one sequence in one step"},
+    {"draft", 1, 1, 1, "the draft model's step: one token"},
+    {"prefill", 1, 1 << 20, 512, "a prompt of N tokens in one step"},
+}};
+
+Result<Ir> run(const PlanRequest& request) {
+    auto catalog = Catalog::load(request.catalog_dir);
+    if (!catalog) return catalog.error();
+    Ir ir;
+    ir.request = request;
+    for (auto pass : {resolve_inputs}) {
+        if (auto s = pass(ir, *catalog); !s) return s.error();
+    }
+    for (auto pass : {expand_layers, assign_precision, insert_quant, choose_kernels, form_groups, describe_steps})
+        if (auto s = pass(ir); !s) return s.error();
+    // The catalog owns the data files the Ir points at: keep it alive with the Ir.
+    ir.catalog = std::make_shared<Catalog>(std::move(*catalog));
+    return ir;
+}
+
+}  // namespace
+
+std::span<const ArmSpec> arm_specs() { return arms; }
+
+Result<PlanOutput> make_plan(const PlanRequest& request) {
+    auto ir = run(request);
+    if (!ir) return ir.error();
+    auto b = build_blueprint(*ir);
+    if (!b) return b.error();
+    return PlanOutput{std::move(*b), ir->warnings};
+}
+
+Result<std::string> why_node(const PlanRequest& request, const std::string& node_id) {
+    auto ir = run(request);
+    if (!ir) return ir.error();
+    for (const auto& n : ir->nodes) {
+        if (n.node.id != node_id) continue;
+        std::string out = node_id + " (" + n.node.op.name() + ", group " + std::to_string(n.node.group) + " " +
+                          ir->groups[n.node.group].rule + ")\n";
+        if (n.node.inserted) out += "  inserted:    " + n.why.inserted_for + "\n";
+        if (!n.why.recipe.empty()) out += "  recipe:      " + n.why.recipe + "\n";
+        out += "  kernel row:  " + n.why.kernel_row + "\n";
+        out += "  fusion:      " + n.why.fusion + "\n";
+        for (const auto& b : n.why.beaten) out += "    beat:      " + b + "\n";
+        return out;
+    }
+    return make_error(ErrorCode::invalid_input, node_id, "no node of that id in the plan");
+}
+
+}  // namespace kbp::planner

@@ -1,0 +1,57 @@
+// kbp plan: from a model's config.json, a precision recipe and a hardware target to a
+// kbp-graph/v2 blueprint for one arm (decode, multi_seq, verify, draft, prefill).
+//
+// The passes, each in its own file, run in this order:
+//   resolve_inputs   config, architecture, recipe, target, settings, symbols, arm rows
+//   expand_layers    prologue + one block per layer slot + epilogue, tensors wired
+//   assign_precision recipe entries -> weight / activation formats of weighted ops
+//   insert_quant     act_quant nodes where a reader needs a quantized activation
+//   choose_kernels   the kernel table row for every node at the arm's rows
+//   form_groups      fusion rules over consecutive nodes; the rest are groups of one
+//   build_blueprint  edges with dims and bytes, groups, collapsed form, explain, provenance
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "schema/blueprint.hpp"
+#include "schema/result.hpp"
+
+namespace kbp::planner {
+
+struct PlanRequest {
+    std::string config_path;
+    std::string arm = "decode";
+    std::optional<std::int64_t> rows;
+    std::optional<std::string> target;  // name or path; default: the config's, else the recipe's
+    std::optional<std::string> recipe;  // name or path; default: the config's, else the architecture's
+    std::vector<std::pair<std::string, std::string>> settings;  // --set key=value
+    std::optional<std::string> catalog_dir;
+    std::string command;  // the command line, for provenance
+};
+
+struct PlanOutput {
+    schema::Blueprint blueprint;
+    std::vector<std::string> warnings;  // e.g. a recipe entry that matched nothing
+};
+
+Result<PlanOutput> make_plan(const PlanRequest& request);
+
+// The decisions behind one node of the plan `request` describes: recipe entry, kernel table
+// row and fusion rule (with the rules it beat). Used by `kbp why`.
+Result<std::string> why_node(const PlanRequest& request, const std::string& node_id);
+
+struct ArmSpec {
+    const char* name;
+    std::int64_t min_rows;
+    std::int64_t max_rows;
+    std::int64_t default_rows;
+    const char* about;
+};
+std::span<const ArmSpec> arm_specs();
+
+}  // namespace kbp::planner

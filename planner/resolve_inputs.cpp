@@ -1,0 +1,162 @@
+// resolve_inputs: decides what the plan is made from. The config names the model
+// (`model_type` picks the architecture file); the recipe and target come from the flags, else
+// the config's "kbp" hints, else the architecture's defaults; the recipe's settings are
+// overridden by --set; the architecture's symbols are evaluated over the config's numbers; the
+// arm's rows are checked against the arm's range.
+#include <algorithm>
+
+#include "planner/expr.hpp"
+#include "planner/passes.hpp"
+#include "planner/sha256.hpp"
+#include "schema/file_io.hpp"
+
+namespace kbp::planner {
+namespace {
+
+Error unsupported(std::string where, std::string message) {
+    return make_error(ErrorCode::unsupported, std::move(where), std::move(message));
+}
+
+std::optional<std::string> hint(const Json& config, const char* key) {
+    if (auto k = config.find("kbp"); k != config.end() && k->is_object())
+        if (auto v = k->find(key); v != k->end() && v->is_string()) return v->get<std::string>();
+    return std::nullopt;
+}
+
+bool applies(const Json& file, const std::string& architecture, const std::string& target) {
+    auto a = file.find("applies_to");
+    if (a == file.end()) return true;
+    auto contains = [](const Json& list, const std::string& name) {
+        if (!list.is_array()) return true;
+        return std::any_of(list.begin(), list.end(), [&](const Json& v) { return v == name; });
+    };
+    return contains(a->value("architectures", Json::array({architecture})), architecture) &&
+           contains(a->value("targets", Json::array({target})), target);
+}
+
+}  // namespace
+
+Status resolve_inputs(Ir& ir, Catalog& catalog) {
+    const auto& req = ir.request;
+    // The config: read as a catalog file so provenance gets its digest.
+    auto config = catalog.file("configs", req.config_path);
+    if (!config) return config.error();
+    ir.config = *config;
+    const Json& cfg = ir.config->json;
+    const std::string& cfg_name = ir.config->origin;
+    if (!cfg.is_object()) return make_error(ErrorCode::invalid_input, cfg_name, "a model config is a JSON object");
+    auto type = cfg.find("model_type");
+    if (type == cfg.end() || !type->is_string())
+        return make_error(ErrorCode::invalid_input, cfg_name + ": /model_type", "missing (the model's architecture name)");
+    std::string model_type = type->get<std::string>();
+    std::string known;
+    for (const DataFile* a : catalog.all("architectures")) {
+        for (const auto& t : a->json.value("model_types", Json::array())) {
+            known += (known.empty() ? "" : ", ") + t.get<std::string>();
+            if (t == model_type) ir.architecture = a;
+        }
+    }
+    if (!ir.architecture)
+        return unsupported(cfg_name + ": /model_type", "unknown model_type '" + model_type + "' (kbp plans: " + known + ")");
+    const Json& arch = ir.architecture->json;
+
+    auto defaults = arch.value("defaults", Json::object());
+    std::string recipe_name = req.recipe ? *req.recipe
+                              : hint(cfg, "recipe") ? *hint(cfg, "recipe")
+                                                    : defaults.value("recipe", "");
+    if (recipe_name.empty()) return unsupported(cfg_name, "no recipe: pass --recipe NAME|FILE");
+    auto recipe = catalog.get("recipes", recipe_name);
+    if (!recipe) return recipe.error();
+    ir.recipe = *recipe;
+    std::string target_name = req.target ? *req.target
+                              : hint(cfg, "target") ? *hint(cfg, "target")
+                                                    : ir.recipe->json.value("target", defaults.value("target", ""));
+    if (target_name.empty()) return unsupported(cfg_name, "no target: pass --target NAME|FILE");
+    auto target = catalog.get("targets", target_name);
+    if (!target) return target.error();
+    ir.target = *target;
+
+    // Recipe parts, in the order the recipe includes them.
+    const auto& entries = ir.recipe->json.value("entries", Json::array());
+    for (const auto& e : entries)
+        if (auto inc = e.find("include"); inc != e.end()) {
+            auto part = catalog.get("recipes/parts", inc->get<std::string>());
+            if (!part) return part.error();
+            ir.recipe_parts.push_back(*part);
+        }
+
+    // Kernel tables and fusion rules the target lists that apply to this architecture.
+    std::string arch_name = arch.value("name", ir.architecture->name);
+    std::string target_id = ir.target->json.value("name", ir.target->name);
+    for (const auto& name : ir.target->json.value("catalogs", Json::array())) {
+        for (const char* kind : {"kernels", "fusion"}) {
+            auto f = catalog.get(kind, name.get<std::string>());
+            if (!f) {
+                if (std::string(kind) == "fusion") continue;  // a catalog may have no fusion rules
+                return f.error();
+            }
+            if (!applies((*f)->json, arch_name, target_id)) continue;
+            (std::string(kind) == "kernels" ? ir.kernels : ir.fusion).push_back(*f);
+        }
+    }
+    if (ir.kernels.empty())
+        return unsupported(ir.target->origin, "target '" + target_id + "' lists no kernel catalog for architecture '" + arch_name + "'");
+    for (const char* name : {"families", "formats"}) {
+        auto f = catalog.get("explain", name);
+        if (!f) return f.error();
+        ir.explain.push_back(*f);
+    }
+
+    // Settings: the recipe's, then --set.
+    const Json recipe_settings = ir.recipe->json.value("settings", Json::object());
+    for (const auto& [k, v] : recipe_settings.items())
+        ir.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    for (const auto& [k, v] : req.settings) {
+        if (!ir.settings.count(k))
+            ir.warnings.push_back("--set " + k + ": recipe '" + ir.recipe->name + "' has no setting '" + k + "' (added)");
+        ir.settings[k] = v;
+    }
+
+    // Symbols from the config's numbers.
+    auto config_number = [&](std::string_view key) -> std::optional<std::int64_t> {
+        auto it = cfg.find(std::string(key));
+        if (it == cfg.end() || !it->is_number_integer()) return std::nullopt;
+        return it->get<std::int64_t>();
+    };
+    const Json symbols = arch.value("symbols", Json::object());
+    for (const auto& [name, expr] : symbols.items()) {
+        std::string missing;
+        auto v = eval_expr(expr.get<std::string>(), [&](std::string_view key) {
+            auto n = config_number(key);
+            if (!n && missing.empty()) missing = std::string(key);
+            return n;
+        });
+        if (!v) {
+            if (!missing.empty())
+                return make_error(ErrorCode::invalid_input, cfg_name + ": /" + missing,
+                                  "missing or not an integer (architecture '" + arch_name + "' needs it for '" + name + "')");
+            return make_error(ErrorCode::invalid_input, ir.architecture->origin + ": /symbols/" + name, v.error().message);
+        }
+        if (*v < 0)
+            return make_error(ErrorCode::invalid_input, cfg_name, "symbol '" + name + "' = " + std::to_string(*v) + " is negative");
+        ir.symbols.push_back({name, *v});
+    }
+
+    // The arm.
+    const ArmSpec* arm = nullptr;
+    for (const auto& a : arm_specs())
+        if (req.arm == a.name) arm = &a;
+    if (!arm) {
+        std::string names;
+        for (const auto& a : arm_specs()) names += (names.empty() ? "" : ", ") + std::string(a.name);
+        return make_error(ErrorCode::usage, "--arm", "unknown arm '" + req.arm + "' (arms: " + names + ")");
+    }
+    std::int64_t rows = req.rows.value_or(arm->default_rows);
+    if (rows < arm->min_rows || rows > arm->max_rows)
+        return make_error(ErrorCode::usage, "--rows", std::to_string(rows) + " is outside the " + req.arm + " arm's range " +
+                                                          std::to_string(arm->min_rows) + "-" + std::to_string(arm->max_rows));
+    ir.rows = rows;
+    return Ok{};
+}
+
+}  // namespace kbp::planner
