@@ -15,6 +15,7 @@ struct Entry {
     const Json* json;
     std::string where;  // "recipes/x.json: /entries/3"
     bool used = false;
+    bool from_part = false;  // a reusable part: not every model has every op it names
 };
 
 }  // namespace
@@ -28,7 +29,7 @@ Status assign_precision(Ir& ir) {
         if (recipe_entries[i].contains("include")) {
             const DataFile* p = ir.recipe_parts[part++];
             const auto& pe = p->json.at("entries");
-            for (std::size_t k = 0; k < pe.size(); ++k) entries.push_back({&pe[k], p->origin + ": /entries/" + std::to_string(k)});
+            for (std::size_t k = 0; k < pe.size(); ++k) entries.push_back({&pe[k], p->origin + ": /entries/" + std::to_string(k), false, true});
             continue;
         }
         entries.push_back({&recipe_entries[i], ir.recipe->origin + ": /entries/" + std::to_string(i)});
@@ -97,7 +98,7 @@ Status assign_precision(Ir& ir) {
         }
     }
     for (const auto& e : entries)
-        if (!e.used && !e.json->contains("include")) ir.warnings.push_back(e.where + ": matches no op of this model");
+        if (!e.used && !e.from_part) ir.warnings.push_back(e.where + ": matches no op of this model");
     return Ok{};
 }
 

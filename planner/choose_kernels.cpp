@@ -70,13 +70,13 @@ Status apply_assignment(const Ir& ir, IrNode& n, const Json& a, const Json* inst
                 const Json& inst = (*instances)[kernel];
                 n.node.family = inst.at("family").get<std::string>();
                 n.node.compute = inst.at("compute").is_null() ? std::optional<schema::Compute>{}
-                                                              : schema::Compute::parse(inst["compute"].get<std::string>());
+                                                              : schema::Compute::parse(ir.fill(inst["compute"].get<std::string>()));
             }
         }
     }
     if (a.contains("family")) n.node.family = a["family"].get<std::string>();
     if (a.contains("compute"))
-        n.node.compute = a["compute"].is_null() ? std::optional<schema::Compute>{} : schema::Compute::parse(a["compute"].get<std::string>());
+        n.node.compute = a["compute"].is_null() ? std::optional<schema::Compute>{} : schema::Compute::parse(ir.fill(a["compute"].get<std::string>()));
     if (a.contains("where")) n.node.where = schema::WhereName::parse(a["where"].get<std::string>());
     if (a.contains("point")) n.node.point = to_value(fill_json(ir, a["point"], extra));
     return Ok{};

@@ -28,10 +28,20 @@ std::string Ir::fill(std::string text, const std::map<std::string, std::string>&
         if (auto it = extra.find(key); it != extra.end()) out += it->second;
         else if (auto s = settings.find(key); s != settings.end()) out += s->second;
         else if (auto v = symbol(key)) out += std::to_string(*v);
+        else if (auto i = target_instruction(key)) out += *i;
         else out += text.substr(open, close - open + 1);
         i = close + 1;
     }
     return out;
+}
+
+std::optional<std::string> Ir::target_instruction(const std::string& key) const {
+    if (!target) return std::nullopt;
+    auto table = target->json.find("instructions");
+    if (table == target->json.end()) return std::nullopt;
+    auto it = table->find(key);
+    if (it == table->end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
 }
 
 bool is_quantized(const schema::Format& f) {

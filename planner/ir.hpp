@@ -79,6 +79,8 @@ struct Ir {
     std::vector<std::string> warnings;
 
     std::optional<std::int64_t> symbol(std::string_view name) const;
+    // The target's name for an instruction ("mma_fp8" -> "wgmma.mma_async.m64n256k32.e4m3").
+    std::optional<std::string> target_instruction(const std::string& key) const;
     // "{kv_cache_dtype}"-style placeholders from settings and symbols, plus `extra`.
     std::string fill(std::string text, const std::map<std::string, std::string>& extra = {}) const;
 };

@@ -1,0 +1,294 @@
+#include "planner/cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "planner/catalog.hpp"
+#include "planner/ir.hpp"
+#include "schema/bytes.hpp"
+
+namespace kbp::planner {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct Inputs {
+    std::vector<std::vector<const schema::Edge*>> in, out;  // per node
+};
+
+Inputs wire(const schema::Blueprint& b) {
+    Inputs w;
+    w.in.resize(b.nodes.size());
+    w.out.resize(b.nodes.size());
+    for (const auto& e : b.edges) {
+        if (e.to < static_cast<std::int64_t>(b.nodes.size())) w.in[e.to].push_back(&e);
+        if (e.from < static_cast<std::int64_t>(b.nodes.size())) w.out[e.from].push_back(&e);
+    }
+    return w;
+}
+
+// The activation input of a weighted node: not an index tensor.
+const schema::Edge* activation_input(const std::vector<const schema::Edge*>& in) {
+    for (const auto* e : in)
+        if (e->format.id != schema::FormatId::i32) return e;
+    return nullptr;
+}
+
+double cache_bytes_per_value(const std::string& dtype) {
+    if (dtype == "fp8" || dtype == "int8") return 1;
+    if (dtype == "f32") return 4;
+    return 2;
+}
+
+std::string cache_dtype(const schema::Node& n) {
+    for (const auto& s : n.steps)
+        if (s.rfind("cache ", 0) == 0) return s.substr(6);
+    return "bf16";
+}
+
+}  // namespace
+
+Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& options) {
+    auto catalog = Catalog::load(options.catalog_dir);
+    if (!catalog) return catalog.error();
+    std::string target_name;
+    if (options.target) {
+        target_name = *options.target;
+    } else if (b.provenance) {
+        if (const auto* t = b.provenance->planner_header.find("target"); t && t->is_string()) target_name = t->string();
+    }
+    if (target_name.empty()) return make_error(ErrorCode::usage, "--target", "the plan names no target: pass --target NAME|FILE");
+    auto target = catalog->get("targets", target_name);
+    if (!target && target_name.find('/') != std::string::npos)  // "gb10/model/recipe" style names
+        target = catalog->get("targets", target_name.substr(0, target_name.find('/')));
+    if (!target) return target.error();
+    const Json& t = (*target)->json;
+
+    CostReport r;
+    r.target = (*target)->name;
+    r.mode = std::string(b.arm.mode.name());
+    r.rows = b.arm.rows;
+    r.context = options.context;
+    r.bandwidth_gbps = t.value("memory_bandwidth_gbps", 0.0);
+    if (r.bandwidth_gbps <= 0) return make_error(ErrorCode::invalid_input, (*target)->origin, "no memory_bandwidth_gbps");
+    const double bandwidth = r.bandwidth_gbps * 1e9;
+    const double cuda_core = t.value("cuda_core_tflops", 10.0) * 1e12;
+    const double launch_us = t.value("launch_overhead_us", 3.0);
+    const Json peaks = t.value("peak_tflops", Json::object());
+    const double rows = static_cast<double>(b.arm.rows);
+    // Sequences whose caches the step reads: one per row except when one sequence verifies or
+    // prefills several tokens.
+    const double sequences = (r.mode == "verify" || r.mode == "prefill") ? 1.0 : rows;
+
+    auto wiring = wire(b);
+    auto symbol = [&](const char* name) { return b.symbol(name); };
+    auto experts_of = [&](std::size_t node) -> std::optional<std::int64_t> {
+        if (auto e = symbol("experts")) return e;
+        for (std::size_t k = node; k-- > 0 && b.nodes[k].block == b.nodes[node].block;)
+            if (b.nodes[k].op.kind.id == schema::OpId::router && !wiring.out[k].empty()) return wiring.out[k].front()->dim_value;
+        return std::nullopt;
+    };
+
+    std::vector<GroupCost> groups(b.groups.size());
+    for (std::size_t g = 0; g < b.groups.size(); ++g) {
+        groups[g].group = static_cast<std::int64_t>(g);
+        groups[g].rule = b.groups[g].rule;
+    }
+    std::map<std::string, double> family_time;
+    std::vector<double> compute_peak(b.groups.size(), cuda_core);
+    for (std::size_t i = 0; i < b.nodes.size(); ++i) {
+        const schema::Node& n = b.nodes[i];
+        if (n.group < 0 || n.group >= static_cast<std::int64_t>(groups.size())) continue;
+        GroupCost& gc = groups[n.group];
+        const auto& p = n.precision;
+        // Weights and FLOPs of a projection: K from its activation input, N from its output.
+        if (p.weight && n.op.kind.id != schema::OpId::mla_attention) {
+            const schema::Edge* in = activation_input(wiring.in[i]);
+            const schema::Edge* out = wiring.out[i].empty() ? nullptr : wiring.out[i].front();
+            if (in && out) {
+                double k = static_cast<double>(in->dim_value), nn = static_cast<double>(out->dim_value);
+                double per_matrix = static_cast<double>(schema::weight_bytes(*p.weight, out->dim_value, in->dim_value).value_or(0));
+                bool expert = n.op.kind.id == schema::OpId::expert_gate_up || n.op.kind.id == schema::OpId::expert_down;
+                double matrices = 1, row_factor = rows;
+                if (expert) {
+                    double top_k = static_cast<double>(symbol("top_k").value_or(8));
+                    double e = static_cast<double>(experts_of(i).value_or(static_cast<std::int64_t>(top_k)));
+                    // Expected distinct experts when each of `rows` tokens routes to top_k of e.
+                    matrices = e * (1.0 - std::pow(1.0 - top_k / e, rows));
+                    row_factor = rows * top_k;
+                }
+                gc.weight_bytes += per_matrix * matrices;
+                gc.flops += 2.0 * k * nn * row_factor;
+                std::string peak_key(p.activation && is_quantized(*p.activation) ? p.activation->name() : p.weight->name());
+                if (n.compute && n.compute->kind.id == schema::ComputeId::tensor_core && peaks.contains(peak_key))
+                    compute_peak[n.group] = std::max(compute_peak[n.group], peaks[peak_key].get<double>() * 1e12);
+                else if (n.compute && n.compute->kind.id == schema::ComputeId::tensor_core && peaks.contains(std::string(p.weight->name())))
+                    compute_peak[n.group] = std::max(compute_peak[n.group], peaks[std::string(p.weight->name())].get<double>() * 1e12);
+            }
+        }
+        // Activations that cross between kernels: reads here, writes once per tensor.
+        for (const auto* e : wiring.in[i])
+            if (!e->fused) gc.activation_bytes += static_cast<double>(e->bytes_per_token.value_or(0)) * rows;
+        std::vector<std::string> written;
+        for (const auto* e : wiring.out[i])
+            if (!e->fused && std::find(written.begin(), written.end(), e->id) == written.end()) {
+                written.push_back(e->id);
+                gc.activation_bytes += static_cast<double>(e->bytes_per_token.value_or(0)) * rows;
+            }
+        // State.
+        if (n.state) {
+            for (const auto& role : *n.state) {
+                using schema::StateNameId;
+                using schema::StateActionId;
+                const schema::Edge* in = wiring.in[i].empty() ? nullptr : wiring.in[i].front();
+                double width = in ? static_cast<double>(in->dim_value) : 0;
+                double ctx = static_cast<double>(options.context);
+                switch (role.state.id) {
+                    case StateNameId::latent:
+                    case StateNameId::kv:
+                        if (role.action.id == StateActionId::read) {
+                            // A sparse reader (DSA) visits at most index_topk tokens.
+                            double tokens = ctx;
+                            if (auto topk = symbol("index_topk"); topk && role.state.id == StateNameId::latent) tokens = std::min(ctx, double(*topk));
+                            // Each cached token holds what the block's writer stores: its inputs' widths.
+                            double per_token = 0;
+                            for (std::size_t k = i; k-- > 0 && b.nodes[k].block == n.block;) {
+                                const auto& ws = b.nodes[k].state;
+                                bool writer = ws && std::any_of(ws->begin(), ws->end(), [&](const schema::StateRole& w) {
+                                                  return w.state == role.state && w.action.id == StateActionId::write;
+                                              });
+                                if (!writer) continue;
+                                for (const auto* e : wiring.in[k]) per_token += static_cast<double>(e->dim_value);
+                                break;
+                            }
+                            if (per_token == 0) per_token = width;
+                            gc.state_bytes += sequences * tokens * per_token * cache_bytes_per_value(cache_dtype(n));
+                        } else {
+                            double per_token = 0;
+                            for (const auto* e : wiring.in[i]) per_token += static_cast<double>(e->dim_value);
+                            gc.state_bytes += rows * per_token * cache_bytes_per_value(cache_dtype(n));
+                        }
+                        break;
+                    case StateNameId::index:
+                        if (role.action.id == StateActionId::read)
+                            gc.state_bytes += sequences * ctx / double(symbol("index_kpool").value_or(1)) *
+                                              double(symbol("index_head_dim").value_or(128)) * 2;
+                        else
+                            gc.state_bytes += rows * width * 2;
+                        break;
+                    case StateNameId::h: {
+                        double heads = double(symbol("lin_v_heads").value_or(1));
+                        double dk = double(symbol("lin_k_dim").value_or(128)), dv = double(symbol("lin_v_dim").value_or(128));
+                        gc.state_bytes += sequences * 2 * heads * dk * dv * 4;  // read and write, f32
+                        break;
+                    }
+                    case StateNameId::conv:
+                        if (role.action.id == StateActionId::update)
+                            gc.state_bytes += sequences * 2 * width * double(symbol("conv_width").value_or(4)) * 4;
+                        else
+                            gc.state_bytes += sequences * width * double(symbol("conv_width").value_or(4)) * 4;
+                        break;
+                    default: break;
+                }
+            }
+        }
+    }
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        GroupCost& gc = groups[g];
+        const schema::Group& group = b.groups[g];
+        double bytes = gc.weight_bytes + gc.activation_bytes + gc.state_bytes;
+        double memory_us = bytes / bandwidth * 1e6, compute_us = gc.flops / compute_peak[g] * 1e6;
+        if (group.where.id == schema::WhereId::host) {
+            gc.time_us = memory_us;
+            gc.bound = "host";
+        } else {
+            gc.time_us = std::max(memory_us, compute_us) + launch_us;
+            gc.bound = launch_us > std::max(memory_us, compute_us) ? "launch" : memory_us >= compute_us ? "memory" : "compute";
+        }
+        r.total.weight_bytes += gc.weight_bytes;
+        r.total.activation_bytes += gc.activation_bytes;
+        r.total.state_bytes += gc.state_bytes;
+        r.total.flops += gc.flops;
+        r.total.time_us += gc.time_us;
+        // A group's time goes to its main family: its first weighted node's, else its first node's.
+        std::string family;
+        for (auto k : group.nodes)
+            if (k < static_cast<std::int64_t>(b.nodes.size()) && (family.empty() || b.nodes[k].precision.weight)) {
+                family = b.nodes[k].family;
+                if (b.nodes[k].precision.weight) break;
+            }
+        family_time[family] += gc.time_us;
+    }
+    r.groups = std::move(groups);
+    r.total.rule = "step";
+    r.tokens_per_s = r.total.time_us > 0 ? rows / (r.total.time_us * 1e-6) : 0;
+    r.time_by_family.assign(family_time.begin(), family_time.end());
+    std::stable_sort(r.time_by_family.begin(), r.time_by_family.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    return r;
+}
+
+namespace {
+std::string mb(double bytes) {
+    char s[64];
+    std::snprintf(s, sizeof s, "%.2f MB", bytes / 1e6);
+    return s;
+}
+}  // namespace
+
+std::string cost_text(const CostReport& r, std::size_t top_groups) {
+    char line[512];
+    std::string out;
+    std::snprintf(line, sizeof line, "cost on %s (%.0f GB/s), arm %s rows %lld, context %lld tokens\n", r.target.c_str(), r.bandwidth_gbps,
+                  r.mode.c_str(), static_cast<long long>(r.rows), static_cast<long long>(r.context));
+    out += line;
+    std::snprintf(line, sizeof line, "  per step: weights %s, activations %s, state %s, %.3f GFLOP\n", mb(r.total.weight_bytes).c_str(),
+                  mb(r.total.activation_bytes).c_str(), mb(r.total.state_bytes).c_str(), r.total.flops / 1e9);
+    out += line;
+    std::snprintf(line, sizeof line, "  roofline step time %.1f us over %zu groups -> %.1f tokens/s\n", r.total.time_us, r.groups.size(),
+                  r.tokens_per_s);
+    out += line;
+    out += "\ntime by kernel family\n";
+    for (const auto& [family, us] : r.time_by_family) {
+        std::snprintf(line, sizeof line, "  %-28s %10.1f us  %5.1f%%\n", family.c_str(), us, 100.0 * us / r.total.time_us);
+        out += line;
+    }
+    std::vector<const GroupCost*> slowest;
+    for (const auto& g : r.groups) slowest.push_back(&g);
+    std::stable_sort(slowest.begin(), slowest.end(), [](const auto* a, const auto* b) { return a->time_us > b->time_us; });
+    out += "\nslowest groups\n";
+    std::snprintf(line, sizeof line, "  %6s %-40s %11s %11s %11s %9s %9s %s\n", "group", "rule", "weights", "activations", "state",
+                  "GFLOP", "us", "bound");
+    out += line;
+    for (std::size_t i = 0; i < std::min(top_groups, slowest.size()); ++i) {
+        const auto* g = slowest[i];
+        std::snprintf(line, sizeof line, "  %6lld %-40.40s %11s %11s %11s %9.3f %9.1f %s\n", static_cast<long long>(g->group),
+                      g->rule.c_str(), mb(g->weight_bytes).c_str(), mb(g->activation_bytes).c_str(), mb(g->state_bytes).c_str(),
+                      g->flops / 1e9, g->time_us, g->bound.c_str());
+        out += line;
+    }
+    return out;
+}
+
+std::string cost_json(const CostReport& r) {
+    Json o = Json::object();
+    o["target"] = r.target;
+    o["arm"] = {{"mode", r.mode}, {"rows", r.rows}};
+    o["context"] = r.context;
+    o["memory_bandwidth_gbps"] = r.bandwidth_gbps;
+    o["step"] = {{"weight_bytes", r.total.weight_bytes}, {"activation_bytes", r.total.activation_bytes},
+                 {"state_bytes", r.total.state_bytes},   {"flops", r.total.flops},
+                 {"time_us", r.total.time_us},           {"tokens_per_s", r.tokens_per_s}};
+    Json families = Json::object();
+    for (const auto& [f, us] : r.time_by_family) families[f] = us;
+    o["time_us_by_family"] = std::move(families);
+    Json groups = Json::array();
+    for (const auto& g : r.groups)
+        groups.push_back({{"group", g.group}, {"rule", g.rule}, {"weight_bytes", g.weight_bytes}, {"activation_bytes", g.activation_bytes},
+                          {"state_bytes", g.state_bytes}, {"flops", g.flops}, {"time_us", g.time_us}, {"bound", g.bound}});
+    o["groups"] = std::move(groups);
+    return o.dump(2) + "\n";
+}
+
+}  // namespace kbp::planner

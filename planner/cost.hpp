@@ -1,0 +1,48 @@
+// A roofline cost of a plan on its target: per kernel group and per step, the weight bytes
+// read (for MoE only the experts the step's rows route to, plus the shared expert), the
+// activation bytes that cross between kernels, the state bytes (KV / latent cache at a
+// context length, recurrent and conv state), the FLOPs, and a time: the larger of bytes over
+// memory bandwidth and FLOPs over the peak of the format, plus a launch overhead. Summed over
+// groups (kernels run one after another) it gives the step time and the implied tokens/s.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "schema/blueprint.hpp"
+#include "schema/result.hpp"
+
+namespace kbp::planner {
+
+struct CostOptions {
+    std::int64_t context = 4096;          // tokens already in each sequence's cache
+    std::optional<std::string> target;    // default: the plan's provenance names it
+    std::optional<std::string> catalog_dir;
+};
+
+struct GroupCost {
+    std::int64_t group = 0;
+    std::string rule;
+    double weight_bytes = 0, activation_bytes = 0, state_bytes = 0, flops = 0;
+    double time_us = 0;
+    std::string bound;  // "memory", "compute", "launch", "host"
+};
+
+struct CostReport {
+    std::string target;
+    std::string mode;
+    std::int64_t rows = 1, context = 0;
+    double bandwidth_gbps = 0;
+    std::vector<GroupCost> groups;
+    GroupCost total;
+    double tokens_per_s = 0;
+    std::vector<std::pair<std::string, double>> time_by_family;  // us per step, largest first
+};
+
+Result<CostReport> estimate_cost(const schema::Blueprint& plan, const CostOptions& options);
+std::string cost_text(const CostReport& report, std::size_t top_groups = 12);
+std::string cost_json(const CostReport& report);
+
+}  // namespace kbp::planner
