@@ -121,7 +121,8 @@ Status choose_kernels(Ir& ir) {
         if (auto s = apply_assignment(ir, n, *chosen, instances); !s) return s;
         for (const auto& k : chosen->value("launches", Json::array())) n.kernel_launches.push_back(k.get<std::string>());
         n.kernel_rule = ir.fill(chosen->at("rule").get<std::string>(), placeholders(ir, n));
-        n.why.kernel_row = file->origin + ": /table/" + std::to_string(index) + " " + chosen->dump();
+        n.why.kernel_row = file->origin + ": /table/" + std::to_string(index);
+        n.why.kernel_row_json = chosen;
     }
     return Ok{};
 }

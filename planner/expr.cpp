@@ -1,6 +1,7 @@
 #include "planner/expr.hpp"
 
 #include <cctype>
+#include <cstdint>
 
 namespace kbp::planner {
 namespace {
@@ -61,9 +62,13 @@ private:
     std::int64_t sum() {
         auto v = product();
         while (true) {
-            if (eat("+")) v += product();
-            else if (eat("-")) v -= product();
-            else return v;
+            if (eat("+")) {
+                if (__builtin_add_overflow(v, product(), &v)) throw Failure{"value overflows 64 bits"};
+            } else if (eat("-")) {
+                if (__builtin_sub_overflow(v, product(), &v)) throw Failure{"value overflows 64 bits"};
+            } else {
+                return v;
+            }
         }
     }
     std::int64_t product() {
@@ -74,7 +79,7 @@ private:
                 char op = t_[p_++];
                 auto r = unary();
                 if (op == '*') {
-                    v *= r;
+                    if (__builtin_mul_overflow(v, r, &v)) throw Failure{"value overflows 64 bits"};
                 } else {
                     if (r == 0) throw Failure{"division by zero"};
                     v = op == '/' ? v / r : v % r;
@@ -85,8 +90,19 @@ private:
         }
     }
     std::int64_t unary() {
-        if (eat("-")) return -unary();
-        if (eat("!")) return unary() ? 0 : 1;
+        if (eat("-")) {
+            if (++depth_ > 64) throw Failure{"operators nested too deep"};
+            auto v = unary();
+            --depth_;
+            if (v == INT64_MIN) throw Failure{"value overflows 64 bits"};
+            return -v;
+        }
+        if (eat("!")) {
+            if (++depth_ > 64) throw Failure{"operators nested too deep"};
+            auto v = unary();
+            --depth_;
+            return v ? 0 : 1;
+        }
         return atom();
     }
     std::int64_t atom() {
@@ -94,14 +110,18 @@ private:
         if (p_ >= t_.size()) throw Failure{"unexpected end of expression"};
         char c = t_[p_];
         if (c == '(') {
+            if (++depth_ > 64) throw Failure{"parentheses nested too deep"};
             ++p_;
             auto v = logic_or();
             if (!eat(")")) throw Failure{"missing ')'"};
+            --depth_;
             return v;
         }
         if (std::isdigit(static_cast<unsigned char>(c))) {
             std::int64_t v = 0;
-            while (p_ < t_.size() && std::isdigit(static_cast<unsigned char>(t_[p_]))) v = v * 10 + (t_[p_++] - '0');
+            while (p_ < t_.size() && std::isdigit(static_cast<unsigned char>(t_[p_])))
+                if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, t_[p_++] - '0', &v))
+                    throw Failure{"number overflows 64 bits"};
             return v;
         }
         if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
@@ -118,6 +138,7 @@ private:
     std::string_view t_;
     const Lookup& lookup_;
     std::size_t p_ = 0;
+    int depth_ = 0;
 };
 
 }  // namespace

@@ -58,7 +58,9 @@ Status form_groups(Ir& ir) {
         for (const auto& c : rules) {
             if (!rule_matches(*c.rule, ir, i)) continue;
             if (!won) won = &c;
-            else beaten.push_back(c.file->origin + ": /rules/" + std::to_string(c.index) + " " + c.rule->at("name").get<std::string>());
+            else
+                beaten.push_back(c.file->origin + ": /rules/" + std::to_string(c.index) + " " +
+                                 ir.fill(c.rule->at("name").get<std::string>(), placeholders(ir, ir.nodes[i])));
         }
         schema::Group g;
         g.id = static_cast<std::int64_t>(ir.groups.size());

@@ -74,7 +74,13 @@ std::string role_of(const schema::Op& op) {
 }
 
 bool name_matches(const std::string& pattern, const std::string& text) {
-    if (pattern.rfind("re:", 0) == 0) return std::regex_match(text, std::regex(pattern.substr(3)));
+    if (pattern.rfind("re:", 0) == 0) {
+        // Compiling a std::regex costs far more than matching: keep each one compiled.
+        thread_local std::map<std::string, std::regex> compiled;
+        auto it = compiled.find(pattern);
+        if (it == compiled.end()) it = compiled.emplace(pattern, std::regex(pattern.substr(3))).first;
+        return std::regex_match(text, it->second);
+    }
     // Iterative glob with backtracking on the last '*'.
     std::size_t p = 0, t = 0, star = std::string::npos, mark = 0;
     while (t < text.size()) {

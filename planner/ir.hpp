@@ -37,7 +37,8 @@ struct IrTensor {
 // Why a node is what it is: the data that decided it (printed by `kbp why`).
 struct Decision {
     std::string recipe;              // "recipes/x.json entries[3]: {"match": ...}"
-    std::string kernel_row;          // "kernels/x.json table[12]: {...}"
+    std::string kernel_row;          // "kernels/x.json: /table/12"
+    const Json* kernel_row_json = nullptr;  // the row itself (printed by `kbp why`)
     std::string fusion;              // "fusion/x.json rules[4] glm_...: ..."
     std::vector<std::string> beaten;  // rules that also matched here but come later
     std::string inserted_for;        // act_quant: the reader that needed it

@@ -51,7 +51,7 @@ Result<std::string> why_node(const PlanRequest& request, const std::string& node
                           ir->groups[n.node.group].rule + ")\n";
         if (n.node.inserted) out += "  inserted:    " + n.why.inserted_for + "\n";
         if (!n.why.recipe.empty()) out += "  recipe:      " + n.why.recipe + "\n";
-        out += "  kernel row:  " + n.why.kernel_row + "\n";
+        out += "  kernel row:  " + n.why.kernel_row + (n.why.kernel_row_json ? " " + n.why.kernel_row_json->dump() : "") + "\n";
         out += "  fusion:      " + n.why.fusion + "\n";
         for (const auto& b : n.why.beaten) out += "    beat:      " + b + "\n";
         return out;

@@ -168,6 +168,7 @@ struct EdgeDetail {
     std::int64_t dim_value = 0;
     std::optional<std::int64_t> bytes_per_token;
     std::optional<Requant> requant;
+    Extras extras;  // unknown members of a port's out_tensor (a template edge keeps its own)
     bool operator==(const EdgeDetail&) const = default;
 };
 
@@ -188,6 +189,7 @@ struct TemplateGroup {
     WhereName where;
     std::string numerics;
     std::optional<Compute> compute;
+    Extras extras;
     bool operator==(const TemplateGroup&) const = default;
 };
 
@@ -224,9 +226,9 @@ struct Collapsed {
 struct FamilyDoc {
     std::string name;
     std::string description;
-    std::string about;
-    std::string numerics;
-    std::vector<std::string> math;  // LaTeX
+    std::optional<std::string> about;
+    std::optional<std::string> numerics;
+    std::optional<std::vector<std::string>> math;  // LaTeX
     Extras extras;
     bool operator==(const FamilyDoc&) const = default;
 };

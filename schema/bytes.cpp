@@ -103,7 +103,9 @@ private:
             char op = text_[pos_++];
             auto r = product();
             if (!r) return r;
-            v = op == '+' ? *v + *r : *v - *r;
+            std::int64_t out;
+            if (op == '+' ? __builtin_add_overflow(*v, *r, &out) : __builtin_sub_overflow(*v, *r, &out)) return overflow();
+            v = out;
         }
         return v;
     }
@@ -116,7 +118,9 @@ private:
             auto r = atom();
             if (!r) return r;
             if (op == '*') {
-                v = *v * *r;
+                std::int64_t out;
+                if (__builtin_mul_overflow(*v, *r, &out)) return overflow();
+                v = out;
             } else {
                 if (*r == 0) {
                     error_ = "division by zero";
@@ -135,8 +139,14 @@ private:
         }
         char c = text_[pos_];
         if (c == '(') {
+            // A dim is a short formula; deep nesting is corrupt input, not arithmetic.
+            if (++depth_ > max_depth) {
+                error_ = "parentheses nested deeper than " + std::to_string(max_depth);
+                return std::nullopt;
+            }
             ++pos_;
             auto v = sum();
+            --depth_;
             skip();
             if (!v) return v;
             if (pos_ >= text_.size() || text_[pos_] != ')') {
@@ -148,8 +158,9 @@ private:
         }
         if (std::isdigit(static_cast<unsigned char>(c))) {
             std::int64_t v = 0;
-            while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])))
-                v = v * 10 + (text_[pos_++] - '0');
+            while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
+                if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, text_[pos_++] - '0', &v)) return overflow();
+            }
             return v;
         }
         if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
@@ -166,9 +177,16 @@ private:
         return std::nullopt;
     }
 
+    std::optional<std::int64_t> overflow() {
+        error_ = "value overflows 64 bits";
+        return std::nullopt;
+    }
+
+    static constexpr int max_depth = 64;
     std::string_view text_;
     Lookup& lookup_;
     std::size_t pos_ = 0;
+    int depth_ = 0;
     std::string error_;
 };
 

@@ -20,7 +20,7 @@ using simdjson::dom::element_type;
 
 // Upper bounds that no real plan reaches; beyond them a number is corrupt, not big.
 constexpr std::int64_t max_index = (std::int64_t{1} << 31) - 1;  // nodes, edges, groups, layers
-constexpr std::int64_t max_rows = std::int64_t{1} << 24;         // rows in one step
+constexpr std::int64_t max_rows = std::int64_t{1} << 20;         // rows in one step (a 1M-token prefill)
 constexpr std::int64_t max_dim = std::int64_t{1} << 40;          // one tensor's width
 constexpr std::int64_t max_bytes = std::int64_t{1} << 48;        // bytes per token
 
@@ -493,10 +493,9 @@ void read_template_edge(TemplateEdge& t, element e, const Path& p) {
 
 EdgeDetail read_out_tensor(element e, const Path& p) {
     EdgeDetail d;
-    Extras ignored;
     static constexpr std::string_view m_keys[] = {"id", "rows", "dim", "dim_value", "bytes_per_token", "requant"};
     Members m(m_keys, all(5));
-    members(e, p, m, ignored, [&](int s, element v, const Path& vp) { read_edge_detail_member(d, s, v, vp); });
+    members(e, p, m, d.extras, [&](int s, element v, const Path& vp) { read_edge_detail_member(d, s, v, vp); });
     return d;
 }
 
@@ -516,10 +515,9 @@ Ports read_ports(element e, const Path& p) {
 
 TemplateGroup read_template_group(element e, const Path& p) {
     TemplateGroup g;
-    Extras ignored;
     static constexpr std::string_view m_keys[] = {"rule", "kernels", "where", "numerics", "compute"};
     Members m(m_keys, all(5));
-    members(e, p, m, ignored, [&](int s, element v, const Path& vp) {
+    members(e, p, m, g.extras, [&](int s, element v, const Path& vp) {
         switch (s) {
             case 0: g.rule = read_string(v, vp); break;
             case 1: g.kernels = read_strings(v, vp); break;

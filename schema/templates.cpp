@@ -68,6 +68,11 @@ Status check_template(const Template& t, const std::string& ptr) {
                                   ptr + "/ports/" + (list == &t.ports.in ? "in/" : "out/") + std::to_string(i),
                                   "port names node " + std::to_string((*list)[i]) + " of a " + std::to_string(n) +
                                       "-node template");
+    // Template-local groups number the template's own launches: never more than its nodes.
+    for (std::size_t i = 0; i < t.nodes.size(); ++i)
+        if (t.nodes[i].group >= n)
+            return make_error(ErrorCode::invalid_input, ptr + "/nodes/" + std::to_string(i) + "/group",
+                              "group " + std::to_string(t.nodes[i].group) + " in a " + std::to_string(n) + "-node template");
     if (t.groups)
         for (std::size_t i = 0; i < t.nodes.size(); ++i)
             if (t.nodes[i].group >= static_cast<std::int64_t>(t.groups->size()))

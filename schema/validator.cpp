@@ -247,9 +247,14 @@ private:
             rows = *k;
             space = " x top_k " + std::to_string(*k);
         }
-        if (*e.bytes_per_token != *row * rows)
+        std::int64_t expected;
+        if (__builtin_mul_overflow(*row, rows, &expected)) {
+            out_.add(ptr + "/bytes_per_token", std::string(e.format.name()) + " x " + std::to_string(e.dim_value) + space + " overflows 64 bits");
+            return;
+        }
+        if (*e.bytes_per_token != expected)
             out_.add(ptr + "/bytes_per_token", std::to_string(*e.bytes_per_token) + ", but " + std::string(e.format.name()) + " x " +
-                                                   std::to_string(e.dim_value) + space + " is " + std::to_string(*row * rows));
+                                                   std::to_string(e.dim_value) + space + " is " + std::to_string(expected));
     }
 
     void check_collapsed() {

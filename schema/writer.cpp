@@ -148,6 +148,7 @@ void put_detail(J& o, const EdgeDetail& d, bool with_id) {
     o["dim_value"] = d.dim_value;
     o["bytes_per_token"] = int_or_null(d.bytes_per_token);
     o["requant"] = requant_or_null(d.requant);
+    put_extras(o, d.extras);
 }
 
 J to_j(const TemplateNode& n) {
@@ -212,6 +213,7 @@ J to_j(const Template& t) {
             go["where"] = std::string(g.where.name());
             go["numerics"] = g.numerics;
             go["compute"] = compute_or_null(g.compute);
+            put_extras(go, g.extras);
             groups.push_back(std::move(go));
         }
         o["groups"] = std::move(groups);
@@ -237,9 +239,9 @@ J to_j(const Explain& x) {
     for (const auto& f : x.families) {
         J o = J::object();
         o["description"] = f.description;
-        o["about"] = f.about;
-        o["numerics"] = f.numerics;
-        o["math"] = strings(f.math);
+        if (f.about) o["about"] = *f.about;
+        if (f.numerics) o["numerics"] = *f.numerics;
+        if (f.math) o["math"] = strings(*f.math);
         put_extras(o, f.extras);
         families[f.name] = std::move(o);
     }

@@ -1,0 +1,92 @@
+// kbp-plan-bench: how long planning takes, and how it grows with the number of layers.
+//
+// Prints the time of one plan (GLM-5.3-Flash decode), of all 17 arms the seed's planner ran,
+// and of synthetic GLM configs with 125 to 1,000 layers, with the time per layer, so a reader
+// can see the cost is linear in layers. Best of N runs each.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "planner/plan.hpp"
+#include "schema/file_io.hpp"
+#include "schema/validator.hpp"
+
+namespace {
+
+double best_ms(int runs, const std::function<void()>& f) {
+    double best = 1e300;
+    for (int i = 0; i < runs; ++i) {
+        auto t0 = std::chrono::steady_clock::now();
+        f();
+        best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return best;
+}
+
+kbp::planner::PlanOutput plan_or_die(const kbp::planner::PlanRequest& r) {
+    auto p = kbp::planner::make_plan(r);
+    if (!p) {
+        std::fprintf(stderr, "kbp-plan-bench: %s\n", p.error().text().c_str());
+        std::exit(2);
+    }
+    return std::move(*p);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string config = argc > 1 ? argv[1] : KBP_GLM_CONFIG;
+    int runs = argc > 2 ? std::max(1, std::atoi(argv[2])) : 5;
+    kbp::planner::PlanRequest r;
+    r.config_path = config;
+    r.command = "kbp-plan-bench";
+
+    std::size_t nodes = 0;
+    double one = best_ms(runs, [&] { nodes = plan_or_die(r).blueprint.nodes.size(); });
+    double validate = 0;
+    {
+        auto p = plan_or_die(r);
+        validate = best_ms(runs, [&] { (void)kbp::schema::validate(p.blueprint); });
+    }
+    const std::pair<const char*, int> arms[] = {{"decode", 1},      {"multi_seq", 2},  {"multi_seq", 4},  {"multi_seq", 8},
+                                                {"multi_seq", 12},  {"multi_seq", 16}, {"multi_seq", 24}, {"multi_seq", 32},
+                                                {"multi_seq", 48},  {"multi_seq", 64}, {"multi_seq", 96}, {"multi_seq", 128},
+                                                {"verify", 2},      {"verify", 3},     {"verify", 4},     {"verify", 8},
+                                                {"draft", 1}};
+    double all = best_ms(std::max(1, runs / 2), [&] {
+        for (const auto& [arm, rows] : arms) {
+            auto a = r;
+            a.arm = arm;
+            a.rows = rows;
+            (void)plan_or_die(a);
+        }
+    });
+    std::printf("config: %s, best of %d runs\n\n", config.c_str(), runs);
+    std::printf("one plan (decode, %zu nodes):        %8.2f ms  (validate %.2f ms)\n", nodes, one, validate);
+    std::printf("all %zu arms:                          %8.2f ms  (%.2f ms per arm)\n\n", std::size(arms), all, all / std::size(arms));
+
+    // Synthetic depth: the same model with more layers.
+    auto text = kbp::read_file(config);
+    if (!text) return 2;
+    auto json = nlohmann::ordered_json::parse(*text);
+    auto dir = std::filesystem::temp_directory_path() / "kbp-plan-bench";
+    std::filesystem::create_directories(dir);
+    std::printf("%8s %10s %12s %14s\n", "layers", "nodes", "plan ms", "us per layer");
+    for (int layers : {125, 250, 500, 1000}) {
+        json["num_hidden_layers"] = layers;
+        auto path = (dir / ("config-" + std::to_string(layers) + ".json")).string();
+        if (!kbp::write_file_atomic(path, json.dump(2))) return 3;
+        auto s = r;
+        s.config_path = path;
+        std::size_t n = 0;
+        double ms = best_ms(std::max(1, runs / 2), [&] { n = plan_or_die(s).blueprint.nodes.size(); });
+        std::printf("%8d %10zu %12.1f %14.1f\n", layers, n, ms, 1000.0 * ms / layers);
+    }
+    std::filesystem::remove_all(dir);
+    return 0;
+}

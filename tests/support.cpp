@@ -1,0 +1,440 @@
+#include "support.hpp"
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "schema/reader.hpp"
+
+namespace kbp::test {
+
+std::string seed_path() { return KBP_SEED_PATH; }
+std::string corpus_dir() { return KBP_CORPUS_DIR; }
+std::string source_dir() { return KBP_SOURCE_DIR; }
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot open " + path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void spit(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot create " + path);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+const std::string& seed_text() {
+    static const std::string text = slurp(seed_path());
+    return text;
+}
+
+const Blueprint& seed() {
+    static const Blueprint b = [] {
+        auto r = schema::load_blueprint(seed_path());
+        if (!r) throw std::runtime_error("the seed does not load: " + r.error().text());
+        return std::move(*r);
+    }();
+    return b;
+}
+
+const OJson& seed_json() {
+    static const OJson j = OJson::parse(seed_text());
+    return j;
+}
+
+std::string mutate_seed(const OJson& ops) {
+    OJson doc = seed_json();
+    doc.patch_inplace(ops);
+    return doc.dump();
+}
+
+bool has_pointer(const schema::Diagnostics& d, const std::string& pointer) {
+    for (const auto& item : d.items())
+        if (item.pointer == pointer) return true;
+    return false;
+}
+
+std::string list_diagnostics(const schema::Diagnostics& d, std::size_t max) {
+    std::string out = std::to_string(d.total()) + " diagnostic(s)";
+    std::size_t i = 0;
+    for (const auto& item : d.items()) {
+        if (i++ == max) {
+            out += "\n  ...";
+            break;
+        }
+        out += "\n  " + item.pointer + ": " + item.message;
+    }
+    return out;
+}
+
+// ---- comparison -----------------------------------------------------------------------------
+
+namespace {
+OJson to_ojson(const schema::JsonValue& v) {
+    return std::visit(
+        [](const auto& x) -> OJson {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, std::nullptr_t>) {
+                return nullptr;
+            } else if constexpr (std::is_same_v<T, schema::JsonArray>) {
+                OJson a = OJson::array();
+                for (const auto& item : x) a.push_back(to_ojson(item));
+                return a;
+            } else if constexpr (std::is_same_v<T, schema::JsonObject>) {
+                OJson o = OJson::object();
+                for (const auto& [k, item] : x) o[k] = to_ojson(item);
+                return o;
+            } else {
+                return OJson(x);
+            }
+        },
+        v.storage());
+}
+}  // namespace
+
+std::string show(const schema::JsonValue& v) {
+    std::string s = to_ojson(v).dump();
+    if (s.size() > 200) s = s.substr(0, 200) + "...";
+    return s;
+}
+
+std::string Diff::text(const schema::Precision& p) {
+    return "{weight " + text(p.weight) + ", activation " + text(p.activation) + ", output " +
+           (p.output ? "'" + schema::formats_name(*p.output) + "'" : "null") + (p.extras.empty() ? "" : ", +extras") + "}";
+}
+
+std::string Diff::text(const schema::EdgeDetail& d) {
+    return "{id '" + d.id + "', rows " + text(d.rows) + ", dim " + text(d.dim) + ", dim_value " + std::to_string(d.dim_value) +
+           ", bytes_per_token " + text(d.bytes_per_token) + ", requant " + text(d.requant) + "}";
+}
+
+std::string Diff::text(const schema::TemplateGroup& g) {
+    return "{rule '" + g.rule + "', kernels " + text(g.kernels) + ", where " + text(g.where) + ", numerics '" + g.numerics +
+           "', compute " + text(g.compute) + "}";
+}
+
+void Diff::add(const std::string& where, const std::string& a, const std::string& b) {
+    ++total_;
+    if (diffs_.size() < 200) diffs_.push_back(where + ": " + a + " != " + b);
+}
+
+std::string Diff::report(std::size_t max) const {
+    std::string out = std::to_string(total_) + " difference(s) in " + std::to_string(compared_) + " compared fields";
+    for (std::size_t i = 0; i < diffs_.size() && i < max; ++i) out += "\n  " + diffs_[i];
+    if (total_ > max) out += "\n  ...";
+    return out;
+}
+
+void compare(Diff& d, const std::string& at, const schema::Node& a, const schema::Node& b) {
+    d.field(at + "/id", a.id, b.id);
+    d.field(at + "/order", a.order, b.order);
+    d.field(at + "/layer", a.layer, b.layer);
+    d.field(at + "/block", a.block, b.block);
+    d.field(at + "/block_type", a.block_type, b.block_type);
+    d.field(at + "/kind", a.kind, b.kind);
+    d.field(at + "/op", a.op, b.op);
+    d.field(at + "/roles", a.roles, b.roles);
+    d.field(at + "/inserted", a.inserted, b.inserted);
+    d.field(at + "/precision", a.precision, b.precision);
+    d.field(at + "/steps", a.steps, b.steps);
+    d.field(at + "/group", a.group, b.group);
+    d.field(at + "/kernel", a.kernel, b.kernel);
+    d.field(at + "/family", a.family, b.family);
+    d.field(at + "/point", a.point, b.point);
+    d.field(at + "/compute", a.compute, b.compute);
+    d.field(at + "/numerics", a.numerics, b.numerics);
+    d.field(at + "/where", a.where, b.where);
+    d.field(at + "/state", a.state, b.state);
+    d.field(at + "/(extras)", a.extras, b.extras);
+}
+
+void compare(Diff& d, const std::string& at, const schema::Edge& a, const schema::Edge& b) {
+    d.field(at + "/id", a.id, b.id);
+    d.field(at + "/from", a.from, b.from);
+    d.field(at + "/to", a.to, b.to);
+    d.field(at + "/format", a.format, b.format);
+    d.field(at + "/rows", a.rows, b.rows);
+    d.field(at + "/dim", a.dim, b.dim);
+    d.field(at + "/fused", a.fused, b.fused);
+    d.field(at + "/dim_value", a.dim_value, b.dim_value);
+    d.field(at + "/bytes_per_token", a.bytes_per_token, b.bytes_per_token);
+    d.field(at + "/requant", a.requant, b.requant);
+    d.field(at + "/(extras)", a.extras, b.extras);
+}
+
+void compare(Diff& d, const std::string& at, const schema::Group& a, const schema::Group& b) {
+    d.field(at + "/id", a.id, b.id);
+    d.field(at + "/rule", a.rule, b.rule);
+    d.field(at + "/kernels", a.kernels, b.kernels);
+    d.field(at + "/where", a.where, b.where);
+    d.field(at + "/numerics", a.numerics, b.numerics);
+    d.field(at + "/compute", a.compute, b.compute);
+    d.field(at + "/nodes", a.nodes, b.nodes);
+    d.field(at + "/(extras)", a.extras, b.extras);
+}
+
+void compare(Diff& d, const std::string& at, const schema::Layer& a, const schema::Layer& b) {
+    d.field(at + "/index", a.index, b.index);
+    d.field(at + "/kind", a.kind, b.kind);
+    d.field(at + "/template", a.template_name, b.template_name);
+    d.field(at + "/blocks", a.blocks, b.blocks);
+    d.field(at + "/(extras)", a.extras, b.extras);
+}
+
+namespace {
+void compare_tnode(Diff& d, const std::string& at, const schema::TemplateNode& a, const schema::TemplateNode& b) {
+    d.field(at + "/id", a.id, b.id);
+    d.field(at + "/op", a.op, b.op);
+    d.field(at + "/kind", a.kind, b.kind);
+    d.field(at + "/block_type", a.block_type, b.block_type);
+    d.field(at + "/precision", a.precision, b.precision);
+    d.field(at + "/kernel", a.kernel, b.kernel);
+    d.field(at + "/family", a.family, b.family);
+    d.field(at + "/compute", a.compute, b.compute);
+    d.field(at + "/where", a.where, b.where);
+    d.field(at + "/group", a.group, b.group);
+    d.field(at + "/inserted", a.inserted, b.inserted);
+    d.field(at + "/roles", a.roles, b.roles);
+    d.field(at + "/steps", a.steps, b.steps);
+    d.field(at + "/point", a.point, b.point);
+    d.field(at + "/numerics", a.numerics, b.numerics);
+    d.field(at + "/state(present)", a.state.has_value(), b.state.has_value());
+    if (a.state && b.state) d.field(at + "/state", *a.state, *b.state);
+    d.field(at + "/(extras)", a.extras, b.extras);
+}
+
+void compare_tedge(Diff& d, const std::string& at, const schema::TemplateEdge& a, const schema::TemplateEdge& b) {
+    d.field(at + "/from", a.from, b.from);
+    d.field(at + "/to", a.to, b.to);
+    d.field(at + "/format", a.format, b.format);
+    d.field(at + "/fused", a.fused, b.fused);
+    d.field(at + "/(detail)", a.detail, b.detail);
+    d.field(at + "/(extras)", a.extras, b.extras);
+}
+}  // namespace
+
+void compare(Diff& d, const std::string& at, const schema::Template& a, const schema::Template& b) {
+    d.field(at + "/(name)", a.name, b.name);
+    d.field(at + "/blocks", a.blocks, b.blocks);
+    d.field(at + "/nodes/length", static_cast<std::int64_t>(a.nodes.size()), static_cast<std::int64_t>(b.nodes.size()));
+    for (std::size_t i = 0; i < std::min(a.nodes.size(), b.nodes.size()); ++i)
+        compare_tnode(d, at + "/nodes/" + std::to_string(i), a.nodes[i], b.nodes[i]);
+    d.field(at + "/edges/length", static_cast<std::int64_t>(a.edges.size()), static_cast<std::int64_t>(b.edges.size()));
+    for (std::size_t i = 0; i < std::min(a.edges.size(), b.edges.size()); ++i)
+        compare_tedge(d, at + "/edges/" + std::to_string(i), a.edges[i], b.edges[i]);
+    d.field(at + "/ports/in", a.ports.in, b.ports.in);
+    d.field(at + "/ports/out", a.ports.out, b.ports.out);
+    d.field(at + "/ports/out_tensor", a.ports.out_tensor, b.ports.out_tensor);
+    d.field(at + "/ports/(extras)", a.ports.extras, b.ports.extras);
+    d.field(at + "/instances", a.instances, b.instances);
+    d.field(at + "/groups", a.groups, b.groups);
+    d.field(at + "/(extras)", a.extras, b.extras);
+}
+
+void compare(Diff& d, const std::string& at, const schema::Collapsed& a, const schema::Collapsed& b) {
+    d.field(at + "/prologue", a.prologue, b.prologue);
+    d.field(at + "/layout", a.layout, b.layout);
+    d.field(at + "/epilogue", a.epilogue, b.epilogue);
+    d.field(at + "/templates/length", static_cast<std::int64_t>(a.templates.size()),
+            static_cast<std::int64_t>(b.templates.size()));
+    for (std::size_t i = 0; i < std::min(a.templates.size(), b.templates.size()); ++i)
+        compare(d, at + "/templates/" + a.templates[i].name, a.templates[i], b.templates[i]);
+    d.field(at + "/(extras)", a.extras, b.extras);
+}
+
+void compare(Diff& d, const std::string& at, const schema::Explain& a, const schema::Explain& b) {
+    d.field(at + "/families/length", static_cast<std::int64_t>(a.families.size()), static_cast<std::int64_t>(b.families.size()));
+    for (std::size_t i = 0; i < std::min(a.families.size(), b.families.size()); ++i) {
+        const auto& x = a.families[i];
+        const auto& y = b.families[i];
+        std::string p = at + "/families/" + x.name;
+        d.field(p + "/(name)", x.name, y.name);
+        d.field(p + "/description", x.description, y.description);
+        d.field(p + "/about", x.about, y.about);
+        d.field(p + "/numerics", x.numerics, y.numerics);
+        d.field(p + "/math", x.math, y.math);
+        d.field(p + "/(extras)", x.extras, y.extras);
+    }
+    d.field(at + "/formats/length", static_cast<std::int64_t>(a.formats.size()), static_cast<std::int64_t>(b.formats.size()));
+    for (std::size_t i = 0; i < std::min(a.formats.size(), b.formats.size()); ++i) {
+        const auto& x = a.formats[i];
+        const auto& y = b.formats[i];
+        std::string p = at + "/formats/" + x.name;
+        d.field(p + "/(name)", x.name, y.name);
+        d.field(p + "/title", x.title, y.title);
+        d.field(p + "/description", x.description, y.description);
+        d.field(p + "/math", x.math, y.math);
+        d.field(p + "/encode", x.encode, y.encode);
+        d.field(p + "/(extras)", x.extras, y.extras);
+    }
+    d.field(at + "/(extras)", a.extras, b.extras);
+}
+
+void compare(Diff& d, const std::string& at, const schema::Provenance& a, const schema::Provenance& b) {
+    d.field(at + "/kind", a.kind, b.kind);
+    d.field(at + "/engine_commit", a.engine_commit, b.engine_commit);
+    d.field(at + "/planner_sha256", a.planner_sha256, b.planner_sha256);
+    d.field(at + "/planner_built_from", a.planner_built_from, b.planner_built_from);
+    d.field(at + "/planner_header", a.planner_header, b.planner_header);
+    d.field(at + "/commands", a.commands, b.commands);
+    d.field(at + "/files/length", static_cast<std::int64_t>(a.files.size()), static_cast<std::int64_t>(b.files.size()));
+    for (std::size_t i = 0; i < std::min(a.files.size(), b.files.size()); ++i) {
+        std::string p = at + "/files/" + std::to_string(i);
+        d.field(p + "/path", a.files[i].path, b.files[i].path);
+        d.field(p + "/sha256", a.files[i].sha256, b.files[i].sha256);
+        d.field(p + "/(extras)", a.files[i].extras, b.files[i].extras);
+    }
+    d.field(at + "/(extras)", a.extras, b.extras);
+}
+
+void compare(Diff& d, const Blueprint& a, const Blueprint& b) {
+    d.field("/schema", a.schema, b.schema);
+    d.field("/blueprint_id", a.blueprint_id, b.blueprint_id);
+    d.field("/lineage", a.lineage, b.lineage);
+    d.field("/revision", a.revision, b.revision);
+    d.field("/exported_by", a.exported_by, b.exported_by);
+    d.field("/arm/mode", a.arm.mode, b.arm.mode);
+    d.field("/arm/rows", a.arm.rows, b.arm.rows);
+    d.field("/arm/digest", a.arm.digest, b.arm.digest);
+    d.field("/arm/(extras)", a.arm.extras, b.arm.extras);
+    d.field("/symbols", a.symbols, b.symbols);
+    compare_lists(d, "/layers", a.layers, b.layers);
+    compare_lists(d, "/nodes", a.nodes, b.nodes);
+    compare_lists(d, "/edges", a.edges, b.edges);
+    compare_lists(d, "/groups", a.groups, b.groups);
+    d.field("/collapsed(present)", a.collapsed.has_value(), b.collapsed.has_value());
+    if (a.collapsed && b.collapsed) compare(d, "/collapsed", *a.collapsed, *b.collapsed);
+    d.field("/explain(present)", a.explain.has_value(), b.explain.has_value());
+    if (a.explain && b.explain) compare(d, "/explain", *a.explain, *b.explain);
+    d.field("/provenance(present)", a.provenance.has_value(), b.provenance.has_value());
+    if (a.provenance && b.provenance) compare(d, "/provenance", *a.provenance, *b.provenance);
+    d.field("/(extras)", a.extras, b.extras);
+    d.field("/(collapsed_only)", a.collapsed_only, b.collapsed_only);
+}
+
+// ---- processes and files --------------------------------------------------------------------
+
+TempDir::TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "kbp-test-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+}
+
+TempDir::~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+}
+
+bool built_with_sanitizers() {
+#if defined(__SANITIZE_ADDRESS__)
+    return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    return true;
+#else
+    return false;
+#endif
+#else
+    return false;
+#endif
+}
+
+std::string Isolated::describe() const {
+    if (timed_out) return "the call did not finish in time (hang)";
+    if (signal) return std::string("the call crashed with signal ") + std::to_string(signal) + " (" + ::strsignal(signal) + ")";
+    if (!finished) return "the call ended with exit status " + std::to_string(exit_code) + ": " + output;
+    return "finished: " + output;
+}
+
+Isolated run_isolated(const std::function<std::string()>& call, int timeout_seconds, std::size_t memory_limit_mb) {
+    std::fflush(nullptr);
+    int fds[2];
+    if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+    pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {
+        ::close(fds[0]);
+        // Let a crash end the child plainly (Catch's handlers would report it as a test
+        // failure from inside the child).
+        for (int sig : {SIGSEGV, SIGABRT, SIGFPE, SIGILL, SIGBUS, SIGTERM}) std::signal(sig, SIG_DFL);
+        // Bound the memory the call may add. RLIMIT_DATA (private writable mappings, Linux
+        // 4.7+) is set above what the process already has, so it also works under ASan,
+        // whose shadow memory would trip an address-space limit at once.
+        std::size_t data_kb = 0;
+        if (std::FILE* status = std::fopen("/proc/self/status", "r")) {
+            char line[256];
+            while (std::fgets(line, sizeof line, status))
+                if (std::sscanf(line, "VmData: %zu kB", &data_kb) == 1) break;
+            std::fclose(status);
+        }
+        rlim_t bytes = static_cast<rlim_t>(data_kb) * 1024 + (static_cast<rlim_t>(memory_limit_mb) << 20);
+        rlimit limit{bytes, bytes};
+        ::setrlimit(RLIMIT_DATA, &limit);
+        std::string out;
+        int status = 0;
+        try {
+            out = call();
+        } catch (const std::exception& e) {
+            out = std::string("exception: ") + e.what();
+            status = 3;
+        } catch (...) {
+            out = "unknown exception";
+            status = 3;
+        }
+        const char* p = out.data();
+        std::size_t left = out.size();
+        while (left > 0) {
+            ssize_t w = ::write(fds[1], p, left);
+            if (w <= 0) break;
+            p += w;
+            left -= static_cast<std::size_t>(w);
+        }
+        ::close(fds[1]);
+        ::_exit(status);
+    }
+    ::close(fds[1]);
+    Isolated result;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+    char buffer[4096];
+    while (true) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+        if (left <= 0) {
+            result.timed_out = true;
+            ::kill(pid, SIGKILL);
+            break;
+        }
+        pollfd p{fds[0], POLLIN, 0};
+        int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+        if (r < 0) continue;
+        if (r == 0) continue;
+        ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+        if (n <= 0) break;  // EOF: the child closed its end (or exited)
+        result.output.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status)) {
+        result.signal = result.timed_out ? 0 : WTERMSIG(status);
+    } else if (WIFEXITED(status)) {
+        result.exit_code = WEXITSTATUS(status);
+        result.finished = !result.timed_out && result.exit_code == 0;
+    }
+    return result;
+}
+
+}  // namespace kbp::test

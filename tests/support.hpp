@@ -1,0 +1,155 @@
+// Shared helpers of the kbp test suite: the seed (parsed once per process), JSON-patch
+// mutations of it, field-by-field comparison that names what differs, temporary folders,
+// and running a call in a child process so that a crash or a hang is a test failure.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "schema/blueprint.hpp"
+#include "schema/diagnostic.hpp"
+#include "schema/result.hpp"
+
+namespace kbp::test {
+
+using schema::Blueprint;
+using OJson = nlohmann::ordered_json;
+
+// ---- the seed --------------------------------------------------------------------------------
+
+std::string seed_path();
+std::string corpus_dir();   // tests/corpus
+std::string source_dir();   // the repository root
+const std::string& seed_text();        // the file's bytes
+const Blueprint& seed();               // load_blueprint(seed_path()), must succeed
+const OJson& seed_json();              // the seed parsed by nlohmann (key order kept)
+
+// Known totals of the seed.
+inline constexpr std::size_t seed_nodes = 1740;
+inline constexpr std::size_t seed_edges = 2504;
+inline constexpr std::size_t seed_groups = 909;
+inline constexpr std::size_t seed_layers = 45;
+
+// The seed with RFC 6902 operations applied, as compact JSON text.
+std::string mutate_seed(const OJson& ops);
+
+// Whole-file text and writing helpers (test side; independent of the library's file_io).
+std::string slurp(const std::string& path);
+void spit(const std::string& path, const std::string& text);
+
+// ---- diagnostics ----------------------------------------------------------------------------
+
+bool has_pointer(const schema::Diagnostics& d, const std::string& pointer);
+std::string list_diagnostics(const schema::Diagnostics& d, std::size_t max = 20);
+
+// ---- field-by-field comparison --------------------------------------------------------------
+
+std::string show(const schema::JsonValue& v);
+
+// Collects the fields that differ ("nodes/12/op: 'linear:q' != 'rms_norm'") and counts every
+// field compared, so a test can also check that the comparison looked at something.
+class Diff {
+public:
+    template <class T> void field(const std::string& where, const T& a, const T& b) {
+        ++compared_;
+        if (!(a == b)) add(where, text(a), text(b));
+    }
+    void add(const std::string& where, const std::string& a, const std::string& b);
+    bool empty() const { return diffs_.empty(); }
+    std::size_t compared() const { return compared_; }
+    std::size_t count() const { return total_; }
+    const std::vector<std::string>& items() const { return diffs_; }
+    std::string report(std::size_t max = 30) const;
+
+    static std::string text(const std::string& s) { return "'" + s + "'"; }
+    static std::string text(bool b) { return b ? "true" : "false"; }
+    static std::string text(std::int64_t i) { return std::to_string(i); }
+    static std::string text(const schema::JsonValue& v) { return show(v); }
+    template <class E> static std::string text(const schema::Named<E>& n) {
+        return "'" + std::string(n.name()) + "'" + (n.known() ? "" : "(unknown)");
+    }
+    static std::string text(const schema::Op& o) { return "'" + o.name() + "'"; }
+    static std::string text(const schema::Compute& c) { return "'" + c.name() + "'"; }
+    static std::string text(const std::vector<schema::StateRole>& r) { return "'" + schema::state_roles_name(r) + "'"; }
+    static std::string text(const schema::Requant& r) {
+        return "{" + std::string(r.from.name()) + "->" + std::string(r.to.name()) + " at " + std::string(r.at.name()) +
+               (r.extras.empty() ? "" : " +extras") + "}";
+    }
+    static std::string text(const schema::Precision& p);
+    static std::string text(const schema::EdgeDetail& d);
+    static std::string text(const schema::TemplateGroup& g);
+    static std::string text(const schema::Symbol& s) { return s.name + "=" + std::to_string(s.value); }
+    template <class T> static std::string text(const std::optional<T>& o) { return o ? text(*o) : "null"; }
+    template <class T> static std::string text(const std::vector<T>& v) {
+        std::string out = "[";
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            if (i) out += ", ";
+            if (i == 12) { out += "... (" + std::to_string(v.size()) + " items)"; break; }
+            out += text(v[i]);
+        }
+        return out + "]";
+    }
+    static std::string text(const schema::JsonMember& m) { return m.first + ":" + show(m.second); }
+
+private:
+    std::vector<std::string> diffs_;
+    std::size_t compared_ = 0;
+    std::size_t total_ = 0;
+};
+
+void compare(Diff& d, const std::string& at, const schema::Node& a, const schema::Node& b);
+void compare(Diff& d, const std::string& at, const schema::Edge& a, const schema::Edge& b);
+void compare(Diff& d, const std::string& at, const schema::Group& a, const schema::Group& b);
+void compare(Diff& d, const std::string& at, const schema::Layer& a, const schema::Layer& b);
+void compare(Diff& d, const std::string& at, const schema::Template& a, const schema::Template& b);
+void compare(Diff& d, const std::string& at, const schema::Collapsed& a, const schema::Collapsed& b);
+void compare(Diff& d, const std::string& at, const schema::Explain& a, const schema::Explain& b);
+void compare(Diff& d, const std::string& at, const schema::Provenance& a, const schema::Provenance& b);
+void compare(Diff& d, const Blueprint& a, const Blueprint& b);  // everything
+
+template <class T>
+void compare_lists(Diff& d, const std::string& at, const std::vector<T>& a, const std::vector<T>& b) {
+    d.field(at + "/length", static_cast<std::int64_t>(a.size()), static_cast<std::int64_t>(b.size()));
+    for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) compare(d, at + "/" + std::to_string(i), a[i], b[i]);
+}
+
+// ---- processes and files --------------------------------------------------------------------
+
+// A fresh folder under /tmp, removed with everything in it when the object goes.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::string& path() const { return path_; }
+    std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+private:
+    std::string path_;
+};
+
+// The outcome of running a call in a child process.
+struct Isolated {
+    bool finished = false;   // the child returned normally (exit status 0)
+    bool timed_out = false;  // killed after the time limit
+    int signal = 0;          // the signal that ended the child, if any
+    int exit_code = 0;       // the exit status when it exited on its own
+    std::string output;      // what the call returned
+    std::string describe() const;
+};
+
+// Runs `call` in a forked child with a time limit and a limit on the memory it may add,
+// returning what it produced or how it died.
+Isolated run_isolated(const std::function<std::string()>& call, int timeout_seconds = 20,
+                      std::size_t memory_limit_mb = 4096);
+
+bool built_with_sanitizers();
+
+}  // namespace kbp::test
