@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
-# Installs, builds, and runs kbp on the bundled sample plan (GLM-5.3-Flash, GB10, decode arm):
-# validates it, summarizes it, and rewrites it canonically twice to show the bytes agree.
+# Installs, builds, and runs kbp's main job on the bundled sample: plans GLM-5.3-Flash NVFP4
+# for a GB10 (decode arm), validates and summarizes the plan, prints its roofline cost and the
+# decisions behind one node, and checks the collapsed form round-trips.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh build -DKBP_BUILD_TESTS=OFF
-plan=samples/glm-5.3-flash/decode.plan.json
 kbp=build/cli/kbp
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 set -x
 $kbp --version
-$kbp check "$plan"
-$kbp stats "$plan"
-$kbp fmt "$plan" -o "$out/a.json"
-$kbp fmt "$out/a.json" -o "$out/b.json"
-cmp "$out/a.json" "$out/b.json"
-$kbp collapse "$plan" --only -o "$out/collapsed.json"
+$kbp plan samples/glm-5.3-flash/config.json --arm decode -o "$out/decode.plan.json"
+$kbp check "$out/decode.plan.json"
+$kbp stats "$out/decode.plan.json"
+$kbp stats "$out/decode.plan.json" --cost --context 8192
+$kbp why "$out/decode.plan.json" l3.moe.xn_quant
+$kbp plan samples/glm-5.3-flash/config.json --arms all -o "$out/arms" --quiet
+$kbp check --quiet "$out"/arms/*.plan.json
+$kbp collapse "$out/decode.plan.json" --only -o "$out/collapsed.json"
 $kbp expand "$out/collapsed.json" -o "$out/expanded.json"
 $kbp check "$out/collapsed.json" "$out/expanded.json"

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake pkg-config nlohmann-json3-dev libsimdjson-dev catch2 python3 python3-jsonschema)
+packages=(build-essential cmake pkg-config nlohmann-json3-dev libsimdjson-dev libssl-dev libgraphviz-dev catch2 python3 python3-jsonschema)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
