@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "bench/timing.hpp"
 #include "schema/file_io.hpp"
 #include "schema/reader.hpp"
 #include "schema/validator.hpp"
@@ -24,16 +25,7 @@
 
 namespace {
 
-double best_ms(int runs, const std::function<void()>& f) {
-    double best = 1e300;
-    for (int i = 0; i < runs; ++i) {
-        auto t0 = std::chrono::steady_clock::now();
-        f();
-        auto t1 = std::chrono::steady_clock::now();
-        best = std::min(best, std::chrono::duration<double, std::milli>(t1 - t0).count());
-    }
-    return best;
-}
+using kbp::bench::best_ms;
 
 std::size_t walk(simdjson::ondemand::value v) {
     std::size_t n = 1;

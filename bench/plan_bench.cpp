@@ -13,20 +13,13 @@
 #include <string>
 
 #include "planner/plan.hpp"
+#include "bench/timing.hpp"
 #include "schema/file_io.hpp"
 #include "schema/validator.hpp"
 
 namespace {
 
-double best_ms(int runs, const std::function<void()>& f) {
-    double best = 1e300;
-    for (int i = 0; i < runs; ++i) {
-        auto t0 = std::chrono::steady_clock::now();
-        f();
-        best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
-    return best;
-}
+using kbp::bench::best_ms;
 
 kbp::planner::PlanOutput plan_or_die(const kbp::planner::PlanRequest& r) {
     auto p = kbp::planner::make_plan(r);

@@ -25,13 +25,15 @@ std::string block_of(std::string_view local_id) {
     return std::string(dot == std::string_view::npos ? local_id : local_id.substr(0, dot));
 }
 
-// Where each expanded item came from, so a comparison can skip fields a template lacks.
-struct Sources {
-    std::vector<const TemplateNode*> nodes;
-    std::vector<const TemplateEdge*> edges;       // nullptr for a port edge
-    std::vector<const EdgeDetail*> edge_details;  // nullptr when the template has none
-    std::vector<const TemplateGroup*> groups;     // nullptr when the template has none
-};
+// The tensor fields a template's detail carries, under the instance's prefix.
+void fill_tensor(Edge& e, const EdgeDetail& d, const std::string& prefix) {
+    e.id = prefix + d.id;
+    e.rows = d.rows;
+    e.dim = d.dim;
+    e.dim_value = d.dim_value;
+    e.bytes_per_token = d.bytes_per_token;
+    e.requant = d.requant;
+}
 
 Result<std::vector<Instance>> instances_of(const Blueprint& b) {
     const Collapsed& c = *b.collapsed;
@@ -81,18 +83,16 @@ Status check_template(const Template& t, const std::string& ptr) {
     return Ok{};
 }
 
-Result<FlatLists> expand(const Blueprint& b, Sources* sources) {
+Result<FlatLists> expand(const Blueprint& b) {
     if (!b.collapsed) return make_error(ErrorCode::invalid_input, "/collapsed", "the blueprint has no collapsed form");
     auto instances = instances_of(b);
     if (!instances) return instances.error();
 
     FlatLists out;
-    Sources local;
-    Sources& src = sources ? *sources : local;
     std::int64_t group_base = 0;
     const Instance* prev = nullptr;
     std::int64_t prev_base = 0;
-    std::vector<std::pair<Edge, std::pair<const TemplateEdge*, const EdgeDetail*>>> edges;
+    std::vector<std::pair<Edge, const TemplateEdge*>> edges;  // nullptr: a port edge
 
     for (const Instance& inst : *instances) {
         const Template& t = *inst.t;
@@ -124,7 +124,6 @@ Result<FlatLists> expand(const Blueprint& b, Sources* sources) {
             if (tn.state) n.state = *tn.state; else out.complete = false;
             group_count = std::max(group_count, tn.group + 1);
             out.nodes.push_back(std::move(n));
-            src.nodes.push_back(&tn);
         }
         if (prev) {
             const Template& pt = *prev->t;
@@ -137,17 +136,9 @@ Result<FlatLists> expand(const Blueprint& b, Sources* sources) {
                     const auto& producer = out.nodes[e.from];
                     if (producer.precision.output && !producer.precision.output->empty())
                         e.format = producer.precision.output->front();
-                    if (detail) {
-                        e.id = prev->prefix + detail->id;
-                        e.rows = detail->rows;
-                        e.dim = detail->dim;
-                        e.dim_value = detail->dim_value;
-                        e.bytes_per_token = detail->bytes_per_token;
-                        e.requant = detail->requant;
-                    } else {
-                        out.complete = false;
-                    }
-                    edges.push_back({std::move(e), {nullptr, detail}});
+                    if (detail) fill_tensor(e, *detail, prev->prefix);
+                    else out.complete = false;
+                    edges.push_back({std::move(e), nullptr});
                 }
         }
         for (const auto& te : t.edges) {
@@ -156,17 +147,9 @@ Result<FlatLists> expand(const Blueprint& b, Sources* sources) {
             e.to = node_base + te.to;
             e.format = te.format;
             e.fused = te.fused;
-            if (te.detail) {
-                e.id = inst.prefix + te.detail->id;
-                e.rows = te.detail->rows;
-                e.dim = te.detail->dim;
-                e.dim_value = te.detail->dim_value;
-                e.bytes_per_token = te.detail->bytes_per_token;
-                e.requant = te.detail->requant;
-            } else {
-                out.complete = false;
-            }
-            edges.push_back({std::move(e), {&te, te.detail ? &*te.detail : nullptr}});
+            if (te.detail) fill_tensor(e, *te.detail, inst.prefix);
+            else out.complete = false;
+            edges.push_back({std::move(e), &te});
         }
         for (std::int64_t g = 0; g < group_count; ++g) {
             Group group;
@@ -185,7 +168,6 @@ Result<FlatLists> expand(const Blueprint& b, Sources* sources) {
                 out.complete = false;
             }
             out.groups.push_back(std::move(group));
-            src.groups.push_back(tg);
         }
         group_base += group_count;
         prev = &inst;
@@ -194,19 +176,16 @@ Result<FlatLists> expand(const Blueprint& b, Sources* sources) {
     // A port edge leaves the previous instance's last node after its internal edges, and
     // flat edges are ordered by producer: a stable sort by `from` restores the flat order.
     std::stable_sort(edges.begin(), edges.end(), [](const auto& a, const auto& b) { return a.first.from < b.first.from; });
-    for (auto& [e, s] : edges) {
-        e.fused = out.nodes[e.from].group == out.nodes[e.to].group;
-        if (s.first) e.fused = s.first->fused;
+    for (auto& [e, te] : edges) {
+        e.fused = te ? te->fused : out.nodes[e.from].group == out.nodes[e.to].group;
         out.edges.push_back(std::move(e));
-        src.edges.push_back(s.first);
-        src.edge_details.push_back(s.second);
     }
     return out;
 }
 
 }  // namespace
 
-Result<FlatLists> expand_templates(const Blueprint& b) { return expand(b, nullptr); }
+Result<FlatLists> expand_templates(const Blueprint& b) { return expand(b); }
 
 namespace {
 
