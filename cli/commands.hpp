@@ -24,6 +24,8 @@ int run_expand(int argc, char** argv);
 int run_collapse(int argc, char** argv);
 int run_plan(int argc, char** argv);
 int run_why(int argc, char** argv);
+int run_export(int argc, char** argv);
+int run_render(int argc, char** argv);
 
 // The subcommand table, in the order `kbp --help` lists it.
 std::span<const Command> commands();

@@ -1,5 +1,9 @@
 #include "support.hpp"
 
+#include <stdexcept>
+
+#include "schema/templates.hpp"
+
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -435,6 +439,35 @@ Isolated run_isolated(const std::function<std::string()>& call, int timeout_seco
         result.finished = !result.timed_out && result.exit_code == 0;
     }
     return result;
+}
+
+Blueprint seed_over_layers(std::size_t layers) {
+    Blueprint b = seed();
+    auto collapsed = schema::collapse_layers(b, {.detail = true});
+    if (!collapsed) throw std::runtime_error(collapsed.error().text());
+    b.collapsed = std::move(*collapsed);
+    auto& c = *b.collapsed;
+    std::vector<schema::Layer> seed_layers = b.layers;
+    c.layout.clear();
+    for (auto& t : c.templates) t.instances.clear();
+    b.layers.clear();
+    for (std::size_t i = 0; i < layers; ++i) {
+        std::string name = i < 3 ? "kda+mlp" : (i % 4 == 3 ? "dsa+moe" : "kda+moe");
+        schema::Layer layer;
+        for (const auto& l : seed_layers)
+            if (l.template_name == name) layer = l;
+        layer.index = static_cast<std::int64_t>(i);
+        for (auto& block : layer.blocks) block = "l" + std::to_string(i) + block.substr(block.find('.'));
+        b.layers.push_back(layer);
+        c.layout.push_back(name);
+        for (auto& t : c.templates)
+            if (t.name == name) t.instances.push_back(static_cast<std::int64_t>(i));
+    }
+    b.collapsed_only = true;
+    b.nodes.clear();
+    b.edges.clear();
+    b.groups.clear();
+    return b;
 }
 
 }  // namespace kbp::test

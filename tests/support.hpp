@@ -36,6 +36,10 @@ inline constexpr std::size_t seed_edges = 2504;
 inline constexpr std::size_t seed_groups = 909;
 inline constexpr std::size_t seed_layers = 45;
 
+// The seed's layer templates (kbp's lossless collapse) laid over `layers` layers in the seed's
+// pattern (3 kda+mlp, then dsa+moe every 4th, kda+moe between), as a collapsed-only plan.
+Blueprint seed_over_layers(std::size_t layers);
+
 // The seed with RFC 6902 operations applied, as compact JSON text.
 std::string mutate_seed(const OJson& ops);
 

@@ -9,45 +9,28 @@
 
 #include <sys/wait.h>
 
+#include "cli_runner.hpp"
 #include "support.hpp"
 
 using namespace kbp;
 using kbp::test::OJson;
 namespace fs = std::filesystem;
 
+using test::kbp_run;
+using test::quote;
+using test::Run;
+using test::show;
+
 namespace {
 
-struct Run {
-    int exit = -1;
-    std::string out, err;
-};
+std::string seed() { return test::seed_arg(); }
 
-std::string quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
 
-// Runs `kbp ARGS` (ARGS already quoted as needed) with stdout and stderr sent to files.
-Run kbp_run(const test::TempDir& dir, const std::string& args, const std::string& stdin_file = "") {
-    std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
-    std::string cmd = quote(KBP_CLI_PATH) + " " + args + " >" + quote(out) + " 2>" + quote(err) +
-                      (stdin_file.empty() ? " </dev/null" : " <" + quote(stdin_file));
-    int status = std::system(cmd.c_str());
-    Run r;
-    r.exit = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = test::slurp(out);
-    r.err = test::slurp(err);
-    return r;
-}
+
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
-std::string show(const Run& r) {
-    return "exit " + std::to_string(r.exit) + "\nstdout: " + r.out.substr(0, 400) + "\nstderr: " + r.err.substr(0, 800);
-}
 
-std::string seed() { return quote(test::seed_path()); }
 
 // The first integer found under a member named `key`, searched depth-first ("nodes": 1740 or
 // "nodes": {"total": 1740}); -1 when there is none.

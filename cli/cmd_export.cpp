@@ -1,0 +1,156 @@
+// kbp export / kbp render: pictures and graph files of a plan. Parses options, loads and
+// validates the plan, and hands it to kbp_exporters (view -> DOT / JSON / Model Explorer / image).
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "exporters/dot.hpp"
+#include "exporters/json_views.hpp"
+#include "exporters/model_explorer.hpp"
+#include "exporters/render.hpp"
+#include "exporters/view.hpp"
+#include "schema/file_io.hpp"
+
+namespace kbp::cli {
+namespace {
+
+namespace ex = kbp::exporters;
+
+const std::vector<OptionSpec> view_specs{
+    {"--output", "-o", true}, {"--view", "", true},  {"--layers", "", true}, {"--block", "", true},
+    {"--color", "", true},    {"--title", "", true}, {"--no-legend", ""},
+};
+
+// "samples/glm-5.3-flash/decode.plan.json" -> "glm-5.3-flash/decode.plan.json".
+std::string default_title(const std::string& file) {
+    if (file == "-") return "";
+    auto last = file.find_last_of('/');
+    if (last == std::string::npos || last == 0) return file;
+    auto before = file.find_last_of('/', last - 1);
+    return before == std::string::npos ? file : file.substr(before + 1);
+}
+
+struct Parsed {
+    ex::ViewOptions view;
+    ex::DotOptions dot;
+};
+
+// The options every export shares. Reports a usage error and returns nullopt when one is wrong.
+std::optional<Parsed> parse_view_options(const char* command, const Args& args, const schema::Blueprint& b,
+                                         const std::string& file, int& code) {
+    Parsed p;
+    if (auto v = args.value("--view")) {
+        auto kind = ex::parse_view_kind(*v);
+        if (!kind) {
+            code = usage_error(command, "--view takes flat, groups or collapsed, not '" + *v + "'");
+            return std::nullopt;
+        }
+        p.view.kind = *kind;
+    }
+    if (auto c = args.value("--color")) {
+        auto by = ex::parse_color_by(*c);
+        if (!by) {
+            code = usage_error(command, "--color takes precision, family, compute, where or state, not '" + *c + "'");
+            return std::nullopt;
+        }
+        p.dot.color = *by;
+    }
+    if (auto l = args.value("--layers")) {
+        auto layers = ex::parse_layer_list(*l, static_cast<std::int64_t>(b.layers.size()));
+        if (!layers) {
+            code = usage_error(command, layers.error().message);
+            return std::nullopt;
+        }
+        p.view.layers = std::move(*layers);
+    }
+    p.view.block = args.value("--block").value_or("");
+    p.dot.title = args.value("--title").value_or(default_title(file));
+    p.dot.legend = !args.flag("--no-legend");
+    return p;
+}
+
+// Loads FILE, requires it valid, and gives it flat lists. nullopt + exit code on failure.
+std::optional<schema::Blueprint> load_plan(const std::string& file, int& code) {
+    auto b = load_valid(file, code);
+    if (!b) return std::nullopt;
+    if (auto s = ex::ensure_flat(*b); !s) {
+        code = report(Error{s.error().code, file + ": " + s.error().where, s.error().message});
+        return std::nullopt;
+    }
+    return b;
+}
+
+int view_error(const char* command, const Error& e) {
+    if (e.code == ErrorCode::usage) return usage_error(command, e.message);
+    return report(e);
+}
+
+}  // namespace
+
+int run_export(int argc, char** argv) {
+    int code = 0;
+    auto args = parse_command("export", argc, argv, view_specs, 2, 2, code);
+    if (!args) return code;
+    const std::string& what = args->positional[0];
+    if (what != "dot" && what != "json" && what != "model-explorer")
+        return usage_error("export", "export writes dot, json or model-explorer, not '" + what + "'");
+    if (what == "model-explorer" && args->value("--view").value_or("flat") != "flat")
+        return usage_error("export", "model-explorer writes the flat view (namespaces fold layers, blocks and groups)");
+    const std::string& file = args->positional[1];
+    auto b = load_plan(file, code);
+    if (!b) return code;
+    auto p = parse_view_options("export", *args, *b, file, code);
+    if (!p) return code;
+    auto view = ex::build_view(*b, p->view);
+    if (!view) return view_error("export", view.error());
+
+    Result<std::string> text = std::string();
+    if (what == "dot") text = ex::export_dot(*view, p->dot);
+    else if (what == "json") text = ex::export_view_json(*view);
+    else text = ex::export_model_explorer(*view, {.color = p->dot.color, .label = p->dot.title.empty() ? "kbp" : p->dot.title});
+    if (!text) return view_error("export", text.error());
+    if (auto s = write_file_atomic(args->value("--output").value_or("-"), *text); !s) return report(s.error());
+    return 0;
+}
+
+int run_render(int argc, char** argv) {
+    int code = 0;
+    auto specs = view_specs;
+    specs.push_back({"--format", "", true});
+    specs.push_back({"--force", ""});
+    auto args = parse_command("render", argc, argv, specs, 1, 1, code);
+    if (!args) return code;
+    auto out = args->value("--output");
+    if (!out) return usage_error("render", "missing -o OUT.svg or -o OUT.png");
+    std::optional<ex::ImageFormat> format;
+    if (auto f = args->value("--format")) {
+        format = ex::parse_image_format(*f);
+        if (!format) return usage_error("render", "--format takes svg or png, not '" + *f + "'");
+    } else {
+        format = ex::image_format_for_path(*out);
+        if (!format) return usage_error("render", "cannot tell the image format of '" + *out + "' (use .svg or .png, or --format)");
+    }
+    const std::string& file = args->positional[0];
+    auto b = load_plan(file, code);
+    if (!b) return code;
+    auto p = parse_view_options("render", *args, *b, file, code);
+    if (!p) return code;
+    auto view = ex::build_view(*b, p->view);
+    if (!view) return view_error("render", view.error());
+
+    ex::RenderOptions options{.format = *format, .force = args->flag("--force")};
+    auto estimate = ex::estimate_render(*view, options);
+    if (estimate.too_large && !options.force) {
+        std::cerr << "kbp render: warning: " << estimate.advice << "; --force lays it out anyway\n";
+        return report(make_error(ErrorCode::unsupported, file,
+                                 "not laid out: " + std::to_string(estimate.nodes) + " nodes is more than " +
+                                     std::to_string(options.max_nodes) + " without --force"));
+    }
+    if (estimate.slow) std::cerr << "kbp render: note: " << estimate.advice << "\n";
+    auto image = ex::render_view(*view, p->dot, options);
+    if (!image) return report(Error{image.error().code, file, image.error().message});
+    if (auto s = write_file_atomic(*out, *image); !s) return report(s.error());
+    return 0;
+}
+
+}  // namespace kbp::cli

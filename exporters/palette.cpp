@@ -1,0 +1,167 @@
+#include "exporters/palette.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace kbp::exporters {
+
+using schema::FormatId;
+
+std::optional<ColorBy> parse_color_by(std::string_view text) {
+    if (text == "precision") return ColorBy::precision;
+    if (text == "family") return ColorBy::family;
+    if (text == "compute") return ColorBy::compute;
+    if (text == "where") return ColorBy::where;
+    if (text == "state") return ColorBy::state;
+    return std::nullopt;
+}
+
+std::string_view color_by_name(ColorBy by) {
+    switch (by) {
+        case ColorBy::precision: return "precision";
+        case ColorBy::family: return "family";
+        case ColorBy::compute: return "compute";
+        case ColorBy::where: return "where";
+        case ColorBy::state: return "state";
+    }
+    return "precision";
+}
+
+std::string_view color_by_meaning(ColorBy by) {
+    switch (by) {
+        case ColorBy::precision: return "fill: narrowest format the op reads or writes";
+        case ColorBy::family: return "fill: kernel family";
+        case ColorBy::compute: return "fill: what executes the op";
+        case ColorBy::where: return "fill: where the op runs";
+        case ColorBy::state: return "fill: state roles the op plays";
+    }
+    return "";
+}
+
+namespace {
+
+struct FormatRow {
+    FormatId id;
+    int bits;
+    FormatColor color;
+};
+
+// By width, then by how the format is scaled; the legend lists formats in this order.
+constexpr std::array<FormatRow, 15> format_rows{{
+    {FormatId::nvfp4_g16, 4, {"#f4aaa6", "#c0392b"}},
+    {FormatId::mxfp4_g32, 4, {"#f7c4a0", "#d35400"}},
+    {FormatId::int4_b128, 4, {"#f6c1d8", "#ad1457"}},
+    {FormatId::fp8_token, 8, {"#fde3a0", "#b7791f"}},
+    {FormatId::fp8_channel, 8, {"#fff1a8", "#8d7a00"}},
+    {FormatId::fp8_tensor, 8, {"#f8dfc0", "#a0522d"}},
+    {FormatId::int8_token, 8, {"#e4d4f4", "#6a3d9a"}},
+    {FormatId::int8_channel, 8, {"#ebdff7", "#7e57c2"}},
+    {FormatId::int8_static, 8, {"#efe6f8", "#8e6bbf"}},
+    {FormatId::i8, 8, {"#e8e0f0", "#5e4b7a"}},
+    {FormatId::bf16, 16, {"#cdebc9", "#2e7d32"}},
+    {FormatId::f16, 16, {"#cdeceb", "#00796b"}},
+    {FormatId::f32, 32, {"#d3e2f6", "#1f5fa8"}},
+    {FormatId::i32, 32, {"#e2e2e2", "#616161"}},
+    {FormatId::fx32, 32, {"#e6dccf", "#6d4c41"}},
+}};
+
+constexpr FormatColor unknown_format{"#eeeeee", "#757575"};
+
+// Pastels for open-ended keys (ColorBrewer Set3, Pastel1 and Pastel2, without repeats).
+constexpr std::array<std::string_view, 26> pastels{
+    "#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b3de69", "#fccde5", "#d9d9d9",
+    "#bc80bd", "#ccebc5", "#ffed6f", "#fbb4ae", "#b3cde3", "#decbe4", "#fed9a6", "#ffffcc", "#e5d8bd",
+    "#fddaec", "#b3e2cd", "#fdcdac", "#cbd5e8", "#f4cae4", "#e6f5c9", "#fff2ae", "#f1e2cc",
+};
+
+const FormatRow* row_of(const schema::Format& f) {
+    for (const auto& r : format_rows)
+        if (r.id == f.id) return &r;
+    return nullptr;
+}
+
+// The narrowest format among the op's weight, activation and outputs (ties: in that order).
+std::optional<schema::Format> narrowest(const schema::Node& n) {
+    std::optional<schema::Format> best;
+    auto consider = [&](const schema::Format& f) {
+        if (!best || format_bits(f) < format_bits(*best)) best = f;
+    };
+    if (n.precision.weight) consider(*n.precision.weight);
+    if (n.precision.activation) consider(*n.precision.activation);
+    if (n.precision.output)
+        for (const auto& f : *n.precision.output) consider(f);
+    return best;
+}
+
+}  // namespace
+
+FormatColor format_color(const schema::Format& f) {
+    const FormatRow* r = row_of(f);
+    return r ? r->color : unknown_format;
+}
+
+int format_bits(const schema::Format& f) {
+    const FormatRow* r = row_of(f);
+    return r ? r->bits : 64;
+}
+
+bool is_quant_point(const schema::Node& n) { return n.inserted; }
+
+bool owns_state(const schema::Node& n) { return n.state && !n.state->empty(); }
+
+std::string Palette::key(const schema::Node& n) const {
+    switch (by_) {
+        case ColorBy::precision: {
+            auto f = narrowest(n);
+            return f ? std::string(f->name()) : "none";
+        }
+        case ColorBy::family: return n.family.empty() ? "none" : n.family;
+        case ColorBy::compute: return n.compute ? n.compute->name() : "none";
+        case ColorBy::where: return n.where.name().empty() ? "none" : std::string(n.where.name());
+        case ColorBy::state: return owns_state(n) ? schema::state_roles_name(*n.state) : "none";
+    }
+    return "none";
+}
+
+Palette::Palette(ColorBy by, const std::vector<const schema::Node*>& ops) : by_(by) {
+    // Count keys in order of first appearance.
+    for (const auto* n : ops) {
+        std::string k = key(*n);
+        auto [it, fresh] = index_.try_emplace(k, legend_.size());
+        if (fresh) legend_.push_back({k, "", 0});
+        ++legend_[it->second].ops;
+    }
+    if (by_ == ColorBy::precision) {
+        // Formats in table order (narrowest first), unknown formats and "none" last.
+        auto rank = [](const Swatch& s) {
+            auto f = schema::Format::parse(s.key);
+            for (std::size_t i = 0; i < format_rows.size(); ++i)
+                if (format_rows[i].id == f.id) return static_cast<int>(i);
+            return s.key == "none" ? 1000 : 999;
+        };
+        std::stable_sort(legend_.begin(), legend_.end(), [&](const Swatch& a, const Swatch& b) { return rank(a) < rank(b); });
+        for (auto& s : legend_) s.fill = s.key == "none" ? "#ffffff" : std::string(format_color(schema::Format::parse(s.key)).fill);
+    } else {
+        std::size_t next = 0;
+        for (auto& s : legend_) {
+            if (s.key == "none") {
+                s.fill = by_ == ColorBy::state ? "#ffffff" : "#f0f0f0";
+                continue;
+            }
+            if (by_ == ColorBy::where && s.key == "device") s.fill = "#d3e2f6";
+            else if (by_ == ColorBy::where && s.key == "host") s.fill = "#fde0c5";
+            else s.fill = std::string(pastels[next++ % pastels.size()]);
+        }
+        // "none" last.
+        std::stable_partition(legend_.begin(), legend_.end(), [](const Swatch& s) { return s.key != "none"; });
+    }
+    index_.clear();
+    for (std::size_t i = 0; i < legend_.size(); ++i) index_[legend_[i].key] = i;
+}
+
+const std::string& Palette::fill(const schema::Node& n) const {
+    auto it = index_.find(key(n));
+    return it == index_.end() ? missing_ : legend_[it->second].fill;
+}
+
+}  // namespace kbp::exporters

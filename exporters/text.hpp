@@ -1,0 +1,43 @@
+// Small text helpers shared by the exporters: escaping for Graphviz labels, and the short
+// spellings of bytes, formats and names that labels and legends use.
+//
+// Graphviz reads two kinds of label. An ordinary label is an "escString": `\n`, `\l`, `\N` ...
+// are interpreted, so a backslash must be doubled. An HTML-like label (`<...>`) is XML: `&`, `<`,
+// `>` and `"` must be entities. Names (node and subgraph ids) need neither: cgraph quotes them
+// when it writes DOT.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "schema/blueprint.hpp"
+
+namespace kbp::exporters {
+
+// `&` `<` `>` `"` as entities; control characters (other than none) dropped.
+std::string html_escape(std::string_view text);
+
+// A backslash doubled and a newline as `\n`, so Graphviz shows `text` as written.
+std::string label_escape(std::string_view text);
+
+// "132 B", "8 KiB", "16.5 KiB", "1.2 MiB": bytes per token, short.
+std::string bytes_text(std::int64_t bytes);
+
+// "39,128,916": an integer with thousands separators.
+std::string grouped(std::int64_t value);
+
+// The formats an op reads and writes, short: "nvfp4/g16 × bf16 → bf16" (weight × activation →
+// output), "bf16 → fp8/token" without a weight, "—" when the node names none.
+std::string precision_signature(const schema::Precision& p);
+
+// A node's name inside its block: "q_a" for "l3.dsa.q_a"; the whole id when it does not start
+// with the block.
+std::string local_name(const schema::Node& n);
+
+// Splits `text` at `sep` boundaries into lines of at most `width` characters (a piece longer
+// than `width` gets a line of its own).
+std::vector<std::string> wrap(std::string_view text, std::string_view sep, std::size_t width);
+
+}  // namespace kbp::exporters

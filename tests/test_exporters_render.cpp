@@ -1,0 +1,128 @@
+// kbp render's library side: SVG and PNG of the seed's collapsed view and of layer 3's groups,
+// byte-stable; awkward names rendered; a view too large to lay out refused with advice.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "exporters/render.hpp"
+#include "exporters/view.hpp"
+#include "exporters_support.hpp"
+#include "support.hpp"
+
+using namespace kbp;
+namespace ex = kbp::exporters;
+
+using test::must_view;
+
+namespace {
+
+std::string must_render(const ex::View& v, ex::ImageFormat format, const ex::DotOptions& dot = {}) {
+    auto image = ex::render_view(v, dot, {.format = format});
+    INFO((image ? std::string() : image.error().text()));
+    REQUIRE(image.ok());
+    return *image;
+}
+
+bool is_svg(const std::string& s) {
+    return s.rfind("<?xml", 0) == 0 && s.find("<svg") != std::string::npos && s.find("</svg>") != std::string::npos;
+}
+
+// Width and height from a PNG's IHDR chunk (0 when it is not a PNG).
+std::pair<std::uint32_t, std::uint32_t> png_size(const std::string& s) {
+    static const char magic[] = "\x89PNG\r\n\x1a\n";
+    if (s.size() < 24 || s.compare(0, 8, magic, 8) != 0 || s.compare(12, 4, "IHDR") != 0) return {0, 0};
+    auto be = [&](std::size_t at) {
+        return (std::uint32_t(std::uint8_t(s[at])) << 24) | (std::uint32_t(std::uint8_t(s[at + 1])) << 16) |
+               (std::uint32_t(std::uint8_t(s[at + 2])) << 8) | std::uint32_t(std::uint8_t(s[at + 3]));
+    };
+    return {be(16), be(20)};
+}
+
+}  // namespace
+
+TEST_CASE("exporters: the collapsed view renders to SVG naming every template", "[exporters][render]") {
+    const auto& b = test::seed();
+    auto v = must_view(b, {.kind = ex::ViewKind::collapsed});
+    auto svg = must_render(v, ex::ImageFormat::svg, {.title = "GLM-5.3-Flash"});
+    REQUIRE(is_svg(svg));
+    for (const auto& t : b.collapsed->templates) {
+        INFO(t.name);
+        CHECK(svg.find(">" + t.name + "</text>") != std::string::npos);
+    }
+    CHECK(svg.find("× 31") != std::string::npos);
+    CHECK(svg.find("× 11") != std::string::npos);
+    CHECK(svg.find("GLM&#45;5.3&#45;Flash") != std::string::npos);  // Graphviz writes '-' as &#45; in SVG
+    // The same view renders to the same bytes.
+    CHECK(must_render(v, ex::ImageFormat::svg, {.title = "GLM-5.3-Flash"}) == svg);
+}
+
+TEST_CASE("exporters: the collapsed view renders to PNG", "[exporters][render]") {
+    auto v = must_view(test::seed(), {.kind = ex::ViewKind::collapsed});
+    auto png = must_render(v, ex::ImageFormat::png);
+    auto [w, h] = png_size(png);
+    CHECK(w > 500);
+    CHECK(h > 500);
+    CHECK(w < 4000);  // one screen at a readable scale, not a poster
+    CHECK(h < 4000);
+    CHECK(png.compare(png.size() - 8, 4, "IEND") == 0);
+}
+
+TEST_CASE("exporters: layer 3's groups view shows every group with its rule", "[exporters][render]") {
+    const auto& b = test::seed();
+    auto v = must_view(b, {.kind = ex::ViewKind::groups, .layers = std::vector<std::int64_t>{3}});
+    auto svg = must_render(v, ex::ImageFormat::svg);
+    REQUIRE(is_svg(svg));
+    int groups = 0;
+    for (const auto& g : b.groups) {
+        if (b.nodes[static_cast<std::size_t>(g.nodes.front())].layer != 3) continue;
+        ++groups;
+        INFO(g.id << " " << g.rule);
+        CHECK(svg.find(">g" + std::to_string(g.id) + "</text>") != std::string::npos);
+        CHECK(svg.find(g.rule) != std::string::npos);
+    }
+    CHECK(groups == 27);
+    auto png = must_render(v, ex::ImageFormat::png);
+    CHECK(png_size(png).first > 0);
+}
+
+TEST_CASE("exporters: awkward names render", "[exporters][render]") {
+    schema::Blueprint b = test::seed();
+    for (auto& n : b.nodes)
+        if (n.layer == 3) n.id = n.block + ".<odd> \"name\" & a::b:c." + std::to_string(n.order);
+    for (auto& g : b.groups) g.rule = "<rule & \"more\">";
+    for (auto kind : {ex::ViewKind::flat, ex::ViewKind::groups}) {
+        auto v = must_view(b, {.kind = kind, .layers = std::vector<std::int64_t>{3}});
+        auto svg = must_render(v, ex::ImageFormat::svg, {.title = "<t> & \"q\""});
+        REQUIRE(is_svg(svg));
+        CHECK(svg.find("&lt;rule &amp; &quot;more&quot;&gt;") != std::string::npos);
+    }
+}
+
+TEST_CASE("exporters: a view too large to lay out is refused with advice unless forced", "[exporters][render]") {
+    const auto& b = test::seed();
+    auto flat = must_view(b, {});
+    auto e = ex::estimate_render(flat);
+    CHECK(e.nodes == test::seed_nodes);
+    CHECK(e.slow);            // the seed's flat view: a few seconds, said so
+    CHECK_FALSE(e.too_large);  // but still drawn
+    CHECK(e.advice.find("--view collapsed") != std::string::npos);
+    CHECK(e.advice.find("--layers") != std::string::npos);
+    // A lower limit stands in for a larger plan (kbp-export-bench measures the real ones).
+    auto refused = ex::render_view(flat, {}, {.max_nodes = 1000});
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().code == ErrorCode::unsupported);
+    CHECK(refused.error().message.find("--view collapsed") != std::string::npos);
+    CHECK(refused.error().message.find("--force") != std::string::npos);
+    auto collapsed = ex::estimate_render(must_view(b, {.kind = ex::ViewKind::collapsed}));
+    CHECK_FALSE(collapsed.slow);
+    CHECK(collapsed.advice.empty());
+}
+
+TEST_CASE("exporters: image formats by name and by file extension", "[exporters][render]") {
+    CHECK(ex::image_format_for_path("a/b.svg") == ex::ImageFormat::svg);
+    CHECK(ex::image_format_for_path("B.PNG") == ex::ImageFormat::png);
+    CHECK_FALSE(ex::image_format_for_path("x.dot").has_value());
+    CHECK_FALSE(ex::image_format_for_path("noext").has_value());
+    CHECK(ex::parse_image_format("png") == ex::ImageFormat::png);
+    CHECK_FALSE(ex::parse_image_format("jpg").has_value());
+}
