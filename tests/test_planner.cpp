@@ -342,3 +342,20 @@ TEST_CASE("planner expressions", "[planner][expr]") {
     CHECK_FALSE(kbp::planner::eval_expr("missing + 1", lookup).ok());
     CHECK_FALSE(kbp::planner::eval_expr("(i + 1", lookup).ok());
 }
+
+TEST_CASE("a catalog folder replaces a data file: a new fusion rule file changes the groups", "[planner][catalog]") {
+    auto dir = fs::temp_directory_path() / "kbp-catalog-test";
+    fs::create_directories(dir / "fusion");
+    // No fusion rules at all: every node becomes a group of its own.
+    std::ofstream(dir / "fusion" / "glm5_next-gb10.json")
+        << R"({"name": "glm5_next-gb10", "applies_to": {"architectures": ["glm5_next"]}, "rules": []})";
+    auto r = request("glm-5.3-flash");
+    r.catalog_dir = dir.string();
+    auto plan = plan_of(r);
+    CHECK(plan.groups.size() == plan.nodes.size());
+    CHECK(kbp::schema::validate(plan).empty());
+    bool named_in_provenance = false;
+    for (const auto& f : plan.provenance->files) named_in_provenance = named_in_provenance || f.path.find("kbp-catalog-test") != std::string::npos;
+    CHECK(named_in_provenance);
+    fs::remove_all(dir);
+}
