@@ -359,3 +359,14 @@ TEST_CASE("a catalog folder replaces a data file: a new fusion rule file changes
     CHECK(named_in_provenance);
     fs::remove_all(dir);
 }
+
+TEST_CASE("multi_seq plans and validates on both sides of every rows crossover", "[planner][arms]") {
+    // The kernel tables' row ranges break at 1|2, 2|3, 8|9, 16|17, 32|33 and 64|65.
+    for (std::int64_t rows : {2, 3, 5, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128}) {
+        INFO("multi_seq rows " << rows);
+        auto plan = plan_of(request("glm-5.3-flash", "multi_seq", rows));
+        auto problems = kbp::schema::validate(plan);
+        INFO((problems.empty() ? std::string() : problems.items().front().pointer + ": " + problems.items().front().message));
+        CHECK(problems.empty());
+    }
+}
