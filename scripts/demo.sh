@@ -4,7 +4,7 @@
 # decisions behind one node, and checks the collapsed form round-trips.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh build -DKBP_BUILD_TESTS=OFF
+scripts/setup.sh build -DKBP_BUILD_TESTS=OFF -DKBP_BUILD_BENCH=OFF
 kbp=build/cli/kbp
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
