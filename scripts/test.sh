@@ -3,9 +3,9 @@
 # once more with AddressSanitizer + UBSan and runs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh build
+scripts/setup.sh build -DKBP_BUILD_TESTS=ON -DKBP_BUILD_BENCH=ON
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 
-scripts/setup.sh build-asan -DKBP_SANITIZE=ON -DKBP_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+scripts/setup.sh build-asan -DKBP_SANITIZE=ON -DKBP_BUILD_TESTS=ON -DKBP_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$(nproc)"
