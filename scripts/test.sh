@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs, builds and runs kbp's whole test suite; then builds the reader and corpus tests
-# once more with AddressSanitizer + UBSan and runs them.
+# Installs, builds and runs kbp's whole test suite; then builds it once more with
+# AddressSanitizer + UBSan (the reader, the bad-input corpus and everything else) and runs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh build -DKBP_BUILD_TESTS=ON -DKBP_BUILD_BENCH=ON
