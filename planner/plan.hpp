@@ -8,6 +8,7 @@
 //   insert_quant     act_quant nodes where a reader needs a quantized activation
 //   choose_kernels   the kernel table row for every node at the arm's rows
 //   form_groups      fusion rules over consecutive nodes; the rest are groups of one
+//   describe_steps   each node's arithmetic as steps ("weight nvfp4/g16->bf16", "mma bf16*bf16")
 //   build_blueprint  edges with dims and bytes, groups, collapsed form, explain, provenance
 #pragma once
 
