@@ -6,27 +6,20 @@
 #include "planner/passes.hpp"
 
 namespace kbp::planner {
-namespace {
-
 bool format_matches(const Json& row, const char* key, const std::optional<schema::Format>& f) {
     if (!row.contains(key)) return true;
     if (!f) return false;
     return name_matches(row[key].get<std::string>(), std::string(f->name()));
 }
 
-bool rows_match(const Json& row, std::int64_t rows) {
-    if (!row.contains("rows")) return true;
-    return rows >= row["rows"][0].get<std::int64_t>() && rows <= row["rows"][1].get<std::int64_t>();
-}
-
-bool arm_matches(const Json& row, const std::string& arm) {
+bool step_matches(const Json& row, const Ir& ir) {
+    if (row.contains("rows") && (ir.rows < row["rows"][0].get<std::int64_t>() || ir.rows > row["rows"][1].get<std::int64_t>()))
+        return false;
     if (!row.contains("arms")) return true;
     for (const auto& a : row["arms"])
-        if (a == arm) return true;
+        if (a == ir.request.arm) return true;
     return false;
 }
-
-}  // namespace
 
 std::map<std::string, std::string> placeholders(const Ir& ir, const IrNode& n) {
     return {{"role", role_of(n.node.op)}, {"block", n.block}, {"attn", n.attn}, {"slot", n.slot}, {"rows", std::to_string(ir.rows)}};
@@ -100,7 +93,7 @@ Status choose_kernels(Ir& ir) {
                     !(n.node.precision.output && !n.node.precision.output->empty() &&
                       name_matches(row["output"].get<std::string>(), std::string(n.node.precision.output->front().name()))))
                     continue;
-                if (!rows_match(row, ir.rows) || !arm_matches(row, arm)) continue;
+                if (!step_matches(row, ir)) continue;
                 chosen = &row;
                 file = f;
                 index = r;

@@ -14,13 +14,9 @@ namespace {
 
 bool element_matches(const Json& element, const IrNode& n) {
     if (element.is_string()) return name_matches(element.get<std::string>(), n.node.op.name());
-    if (!name_matches(element.at("op").get<std::string>(), n.node.op.name())) return false;
-    for (const char* key : {"weight", "activation"}) {
-        if (!element.contains(key)) continue;
-        const auto& f = std::string(key) == "weight" ? n.node.precision.weight : n.node.precision.activation;
-        if (!f || !name_matches(element[key].get<std::string>(), std::string(f->name()))) return false;
-    }
-    return true;
+    return name_matches(element.at("op").get<std::string>(), n.node.op.name()) &&
+           format_matches(element, "weight", n.node.precision.weight) &&
+           format_matches(element, "activation", n.node.precision.activation);
 }
 
 bool rule_matches(const Json& rule, const Ir& ir, std::size_t at) {
@@ -28,10 +24,7 @@ bool rule_matches(const Json& rule, const Ir& ir, std::size_t at) {
     if (at + pattern.size() > ir.nodes.size()) return false;
     const IrNode& first = ir.nodes[at];
     if (rule.contains("block") && !name_matches(rule["block"].get<std::string>(), first.block)) return false;
-    if (rule.contains("rows") && (ir.rows < rule["rows"][0].get<std::int64_t>() || ir.rows > rule["rows"][1].get<std::int64_t>()))
-        return false;
-    if (rule.contains("arms") && std::none_of(rule["arms"].begin(), rule["arms"].end(), [&](const Json& a) { return a == ir.request.arm; }))
-        return false;
+    if (!step_matches(rule, ir)) return false;
     for (std::size_t k = 0; k < pattern.size(); ++k) {
         const IrNode& n = ir.nodes[at + k];
         if (n.node.block != first.node.block || !element_matches(pattern[k], n)) return false;

@@ -20,6 +20,10 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir);
 // Shared by choose_kernels and form_groups: the placeholders a rule name or knob may use
 // ({role} {block} {attn} {slot} {rows}), and applying a kernel assignment (kernel, family,
 // compute, where, point) from a table row or a fusion rule's member spec to a node.
+// A table row's or rule's conditions: a glob on one of the node's formats ("weight",
+// "activation"; absent = any), and the arm's rows range and arm names ("rows", "arms").
+bool format_matches(const Json& row, const char* key, const std::optional<schema::Format>& f);
+bool step_matches(const Json& row, const Ir& ir);
 std::map<std::string, std::string> placeholders(const Ir& ir, const IrNode& n);
 Json fill_json(const Ir& ir, const Json& v, const std::map<std::string, std::string>& extra);
 schema::JsonValue to_value(const Json& v);
