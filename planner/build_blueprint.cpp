@@ -37,7 +37,6 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir) {
     schema::Blueprint b;
     b.arm.mode = schema::ArmMode::parse(ir.request.arm);
     b.arm.rows = ir.rows;
-    b.symbols = ir.symbols;
     b.layers = ir.layers;
     b.nodes.reserve(ir.nodes.size());
     for (std::size_t i = 0; i < ir.nodes.size(); ++i) {
@@ -84,6 +83,11 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir) {
             }
         }
     }
+
+    // The arm's digest covers what the arm decided: its layers, nodes, edges and groups, written
+    // before anything else joins the plan.
+    b.arm.digest = sha256_hex(schema::write_blueprint(b, {.pretty = false}));
+    b.symbols = ir.symbols;
 
     auto collapsed = schema::collapse_layers(b, {.detail = false});
     if (!collapsed) return collapsed.error();
@@ -148,14 +152,6 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir) {
     pv.extras.emplace_back("kbp_version", KBP_VERSION);
     b.provenance = std::move(pv);
 
-    // The arm's digest covers what the arm decided: nodes, edges and groups.
-    schema::Blueprint core;
-    core.arm = b.arm;
-    core.layers = b.layers;
-    core.nodes = b.nodes;
-    core.edges = b.edges;
-    core.groups = b.groups;
-    b.arm.digest = sha256_hex(schema::write_blueprint(core, {.pretty = false}));
     b.lineage = "sha256:" + sha256_hex(lineage);
     b.blueprint_id = "kbp:" + sha256_hex(*b.arm.digest + *b.lineage);
     b.revision = 0;
