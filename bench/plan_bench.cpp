@@ -46,13 +46,8 @@ int main(int argc, char** argv) {
         auto p = plan_or_die(r);
         validate = best_ms(runs, [&] { (void)kbp::schema::validate(p.blueprint); });
     }
-    const std::pair<const char*, int> arms[] = {{"decode", 1},      {"multi_seq", 2},  {"multi_seq", 4},  {"multi_seq", 8},
-                                                {"multi_seq", 12},  {"multi_seq", 16}, {"multi_seq", 24}, {"multi_seq", 32},
-                                                {"multi_seq", 48},  {"multi_seq", 64}, {"multi_seq", 96}, {"multi_seq", 128},
-                                                {"verify", 2},      {"verify", 3},     {"verify", 4},     {"verify", 8},
-                                                {"draft", 1}};
     double all = best_ms(std::max(1, runs / 2), [&] {
-        for (const auto& [arm, rows] : arms) {
+        for (const auto& [arm, rows] : kbp::planner::standard_arms()) {
             auto a = r;
             a.arm = arm;
             a.rows = rows;
@@ -61,7 +56,7 @@ int main(int argc, char** argv) {
     });
     std::printf("config: %s, best of %d runs\n\n", config.c_str(), runs);
     std::printf("one plan (decode, %zu nodes):        %8.2f ms  (validate %.2f ms)\n", nodes, one, validate);
-    std::printf("all %zu arms:                          %8.2f ms  (%.2f ms per arm)\n\n", std::size(arms), all, all / std::size(arms));
+    std::printf("all %zu arms:                          %8.2f ms  (%.2f ms per arm)\n\n", kbp::planner::standard_arms().size(), all, all / kbp::planner::standard_arms().size());
 
     // Synthetic depth: the same model with more layers.
     auto text = kbp::read_file(config);

@@ -22,18 +22,18 @@ const std::vector<OptionSpec> plan_options{
     {"--compact", ""},       {"--quiet", "-q"},
 };
 
-// The arms the seed's planner ran: decode, multi_seq at 11 row counts, verify at 4, draft.
-const std::vector<std::pair<std::string, std::int64_t>> all_arms{
-    {"decode", 1},     {"multi_seq", 2},  {"multi_seq", 4},  {"multi_seq", 8},  {"multi_seq", 12}, {"multi_seq", 16},
-    {"multi_seq", 24}, {"multi_seq", 32}, {"multi_seq", 48}, {"multi_seq", 64}, {"multi_seq", 96}, {"multi_seq", 128},
-    {"verify", 2},     {"verify", 3},     {"verify", 4},     {"verify", 8},     {"draft", 1},
-};
-
 std::optional<std::int64_t> parse_int(const std::string& s) {
     std::int64_t v = 0;
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
     return v;
+}
+
+// "key=value" -> {key, value}; nullopt without '=' or with an empty key.
+std::optional<std::pair<std::string, std::string>> setting_of(const std::string& kv) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) return std::nullopt;
+    return std::make_pair(kv.substr(0, eq), kv.substr(eq + 1));
 }
 
 std::string command_line(int argc, char** argv) {
@@ -59,12 +59,12 @@ std::optional<planner::PlanRequest> request_of(const char* command, const Args& 
     r.recipe = args.value("--recipe");
     r.catalog_dir = args.value("--catalog");
     for (const auto& kv : args.all("--set")) {
-        auto eq = kv.find('=');
-        if (eq == std::string::npos || eq == 0) {
+        auto setting = setting_of(kv);
+        if (!setting) {
             code = usage_error(command, "--set takes key=value, not '" + kv + "'");
             return std::nullopt;
         }
-        r.settings.push_back({kv.substr(0, eq), kv.substr(eq + 1)});
+        r.settings.push_back(*setting);
     }
     r.command = command_line(argc, argv);
     return r;
@@ -102,7 +102,7 @@ int run_plan(int argc, char** argv) {
     if (!dir || *dir == "-") return usage_error("plan", "--arms writes one file per arm: -o names a folder");
     std::vector<std::pair<std::string, std::int64_t>> arms;
     if (*arms_value == "all") {
-        arms = all_arms;
+        for (const auto& a : planner::standard_arms()) arms.push_back({a.arm, a.rows});
     } else {
         std::string list = *arms_value;
         for (std::size_t start = 0; start <= list.size();) {
@@ -173,9 +173,8 @@ int run_why(int argc, char** argv) {
         std::string s = *settings;
         for (std::size_t start = 0; start < s.size();) {
             auto space = s.find(' ', start);
-            std::string kv = s.substr(start, space == std::string::npos ? std::string::npos : space - start);
-            auto eq = kv.find('=');
-            if (eq != std::string::npos) r.settings.push_back({kv.substr(0, eq), kv.substr(eq + 1)});
+            if (auto setting = setting_of(s.substr(start, space == std::string::npos ? std::string::npos : space - start)))
+                r.settings.push_back(*setting);
             if (space == std::string::npos) break;
             start = space + 1;
         }

@@ -15,6 +15,12 @@ const std::array<ArmSpec, 5> arms{{
     {"prefill", 1, 1 << 20, 512, "a prompt of N tokens in one step"},
 }};
 
+const std::array<ArmRun, 17> standard{{
+    {"decode", 1},     {"multi_seq", 2},  {"multi_seq", 4},  {"multi_seq", 8},  {"multi_seq", 12}, {"multi_seq", 16},
+    {"multi_seq", 24}, {"multi_seq", 32}, {"multi_seq", 48}, {"multi_seq", 64}, {"multi_seq", 96}, {"multi_seq", 128},
+    {"verify", 2},     {"verify", 3},     {"verify", 4},     {"verify", 8},     {"draft", 1},
+}};
+
 Result<Ir> run(const PlanRequest& request) {
     auto catalog = Catalog::load(request.catalog_dir);
     if (!catalog) return catalog.error();
@@ -33,6 +39,8 @@ Result<Ir> run(const PlanRequest& request) {
 }  // namespace
 
 std::span<const ArmSpec> arm_specs() { return arms; }
+
+std::span<const ArmRun> standard_arms() { return standard; }
 
 Result<PlanOutput> make_plan(const PlanRequest& request) {
     auto ir = run(request);

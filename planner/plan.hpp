@@ -55,4 +55,12 @@ struct ArmSpec {
 };
 std::span<const ArmSpec> arm_specs();
 
+// The arms `--arms all` plans (those the reference GB10 planner ran): decode, multi_seq at 2,
+// 4, 8, 12, 16, 24, 32, 48, 64, 96 and 128 rows, verify at 2, 3, 4 and 8, draft.
+struct ArmRun {
+    const char* arm;
+    std::int64_t rows;
+};
+std::span<const ArmRun> standard_arms();
+
 }  // namespace kbp::planner
