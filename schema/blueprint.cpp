@@ -77,6 +77,15 @@ std::string formats_name(const std::vector<Format>& formats) {
     return out;
 }
 
+std::string kernel_signature(const std::string& kernel, const TemplateArgs& args) {
+    std::string out = kernel + "<";
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (i) out += ", ";
+        out += args[i].value ? std::to_string(*args[i].value) : "?";
+    }
+    return out + ">";
+}
+
 const Template* Collapsed::find(std::string_view name) const {
     for (const auto& t : templates)
         if (t.name == name) return &t;

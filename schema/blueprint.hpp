@@ -58,6 +58,18 @@ struct Precision {
 };
 std::string formats_name(const std::vector<Format>& formats);  // joined with ','
 
+// One template argument of a node's kernel (a GPNPU custom op such as
+// nn_custom::w4a16NBitsMatMul<F_out, F_in>): its name and value; null when the planner could not
+// decide it (a fractional-bit count without a calibrated range).
+struct TemplateArg {
+    std::string name;
+    std::optional<std::int64_t> value;
+    bool operator==(const TemplateArg&) const = default;
+};
+using TemplateArgs = std::vector<TemplateArg>;
+// "nn_custom::w4a16NBitsMatMul<24, 31>" ("?" for an unknown value).
+std::string kernel_signature(const std::string& kernel, const TemplateArgs& args);
+
 struct Arm {
     ArmMode mode;
     std::int64_t rows = 1;
@@ -89,6 +101,7 @@ struct Node {
     std::vector<std::string> steps;  // "act bf16", "weight nvfp4/g16->bf16", ...
     std::int64_t group = 0;
     std::optional<std::string> kernel;  // "namespace::entry"
+    std::optional<TemplateArgs> template_args;  // the kernel's template arguments (GPNPU custom ops)
     std::string family;
     JsonValue point;  // null or an object of the family's knobs
     std::optional<Compute> compute;
@@ -145,6 +158,7 @@ struct TemplateNode {
     BlockType block_type;
     Precision precision;
     std::optional<std::string> kernel;
+    std::optional<TemplateArgs> template_args;  // an instance's own values: Template::instance_values
     std::string family;
     std::optional<Compute> compute;
     WhereName where;
@@ -209,6 +223,12 @@ struct Template {
     Ports ports;
     std::vector<std::int64_t> instances;  // layer indices (empty for prologue/epilogue)
     std::optional<std::vector<TemplateGroup>> groups;
+    // Layers of one shape may differ in numbers only: a GPNPU plan gives every layer its own
+    // fixed-point fractional bits and custom-op template arguments. These are the template's
+    // "instance values" (see instance_slots in templates.hpp), one row per instance in
+    // `instances` order; the nodes and edges above hold the first instance's values. Absent
+    // when every instance has the same values.
+    std::optional<std::vector<std::vector<std::optional<std::int64_t>>>> instance_values;
     Extras extras;
     bool operator==(const Template&) const = default;
 };

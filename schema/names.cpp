@@ -102,12 +102,20 @@ template <> Named<FormatId> Named<FormatId>::parse(std::string_view text) {
         auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), bits);
         if (ec == std::errc{} && end == digits.data() + digits.size() && bits >= 0 && bits <= 31)
             return Named{FormatId::fx32, std::string(text)};
+        if (digits == "?") return Named{FormatId::fx32, std::string(text)};
     }
     return Named{FormatId::unknown, std::string(text)};
 }
 
+Format fx32_format(int bits) {
+    return Format{FormatId::fx32, "fx32/f" + (bits < 0 ? std::string("?") : std::to_string(bits))};
+}
+
+std::string_view format_doc_name(const Format& f) { return f.id == FormatId::fx32 ? "fx32" : f.name(); }
+
 int fx32_fraction_bits(const Format& f) {
     if (f.id != FormatId::fx32) return -1;
+    if (f.name() == "fx32/f?") return -1;
     int bits = -1;
     auto digits = f.name().substr(6);
     std::from_chars(digits.data(), digits.data() + digits.size(), bits);

@@ -133,8 +133,13 @@ using StateAction = Named<StateActionId>;
 // Fixed-point formats carry their fractional bits in the name ("fx32/f23").
 template <> Named<FormatId> Named<FormatId>::parse(std::string_view text);
 
-// Fractional bits of an "fx32/f<F>" format, or -1.
+// Fractional bits of an "fx32/f<F>" format, or -1 (not fx32, or "fx32/f?": bits not yet known,
+// because no calibrated range decided them).
 int fx32_fraction_bits(const Format& f);
+// "fx32/f<bits>", or "fx32/f?" for bits < 0.
+Format fx32_format(int bits);
+// The name that describes a format in `explain.formats`: "fx32" for every fx32/f<F>.
+std::string_view format_doc_name(const Format& f);
 
 // Closest known spelling to `text` (for "did you mean" hints), or "" when nothing is close.
 template <class E> std::string_view closest_name(std::string_view text);

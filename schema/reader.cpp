@@ -23,6 +23,7 @@ constexpr std::int64_t max_index = (std::int64_t{1} << 31) - 1;  // nodes, edges
 constexpr std::int64_t max_rows = std::int64_t{1} << 20;         // rows in one step (a 1M-token prefill)
 constexpr std::int64_t max_dim = std::int64_t{1} << 40;          // one tensor's width
 constexpr std::int64_t max_bytes = std::int64_t{1} << 48;        // bytes per token
+constexpr std::int64_t max_template_value = std::int64_t{1} << 40;  // a kernel template argument
 
 // A JSON pointer, kept as a chain of stack frames and rendered only on error.
 struct Path {
@@ -304,6 +305,24 @@ JsonValue read_point(element e, const Path& p) {
     return to_json(e);
 }
 
+// {"F_out": 24, "F_in": null}: names in the kernel's order, each an integer or null.
+TemplateArgs read_template_args(element e, const Path& p) {
+    TemplateArgs out;
+    for (auto field : read_object(e, p)) {
+        const Path fp = p / field.key;
+        if (field.key.empty()) fail(fp, "empty template argument name");
+        for (const auto& a : out)
+            if (a.name == field.key) fail(fp, "duplicate template argument '" + std::string(field.key) + "'");
+        out.push_back({std::string(field.key), read_int_or_null(field.value, fp, -max_template_value, max_template_value)});
+    }
+    return out;
+}
+
+std::optional<TemplateArgs> read_template_args_or_null(element e, const Path& p) {
+    if (e.is_null()) return std::nullopt;
+    return read_template_args(e, p);
+}
+
 Precision read_precision(element e, const Path& p) {
     Precision r;
     static constexpr std::string_view m_keys[] = {"weight", "activation", "output"};
@@ -349,9 +368,9 @@ void read_node(Node& n, element e, const Path& p) {
     // In the format's order; roles, inserted, steps, point, numerics and state may be left out.
     static constexpr std::string_view m_keys[] = {"id",       "order", "layer", "block",    "block_type", "kind",  "op",
                                                   "roles",    "inserted", "precision", "steps", "group", "kernel", "family",
-                                                  "point",    "compute", "numerics", "where", "state"};
-    constexpr std::uint64_t optional = 1u << 7 | 1u << 8 | 1u << 10 | 1u << 14 | 1u << 16 | 1u << 18;
-    Members m(m_keys, all(19) & ~optional);
+                                                  "point",    "compute", "numerics", "where", "state", "template_args"};
+    constexpr std::uint64_t optional = 1u << 7 | 1u << 8 | 1u << 10 | 1u << 14 | 1u << 16 | 1u << 18 | 1u << 19;
+    Members m(m_keys, all(20) & ~optional);
     members(e, p, m, n.extras, [&](int s, element v, const Path& vp) {
         switch (s) {
             case 0: n.id = read_string(v, vp); break;
@@ -373,6 +392,7 @@ void read_node(Node& n, element e, const Path& p) {
             case 16: n.numerics = read_string(v, vp); break;
             case 17: n.where = read_name<WhereId>(v, vp); break;
             case 18: n.state = read_state_or_null(v, vp); break;
+            case 19: n.template_args = read_template_args_or_null(v, vp); break;
         }
     });
 }
@@ -434,7 +454,7 @@ void read_group(Group& g, element e, const Path& p) {
 
 void read_template_node(TemplateNode& n, element e, const Path& p) {
     static constexpr std::string_view m_keys[] = {"id", "op", "kind", "block_type", "precision", "kernel", "family", "compute", "where",
-               "group", "inserted", "roles", "steps", "point", "numerics", "state"};
+               "group", "inserted", "roles", "steps", "point", "numerics", "state", "template_args"};
     Members m(m_keys, all(11));
     members(e, p, m, n.extras, [&](int s, element v, const Path& vp) {
         switch (s) {
@@ -454,6 +474,7 @@ void read_template_node(TemplateNode& n, element e, const Path& p) {
             case 13: n.point = read_point(v, vp); break;
             case 14: n.numerics = read_string(v, vp); break;
             case 15: n.state = read_state_or_null(v, vp); break;
+            case 16: n.template_args = read_template_args_or_null(v, vp); break;
         }
     });
 }
@@ -532,7 +553,7 @@ TemplateGroup read_template_group(element e, const Path& p) {
 Template read_template(std::string_view name, element e, const Path& p) {
     Template t;
     t.name = std::string(name);
-    static constexpr std::string_view m_keys[] = {"blocks", "nodes", "edges", "ports", "instances", "groups"};
+    static constexpr std::string_view m_keys[] = {"blocks", "nodes", "edges", "ports", "instances", "groups", "instance_values"};
     Members m(m_keys, all(5));
     members(e, p, m, t.extras, [&](int s, element v, const Path& vp) {
         switch (s) {
@@ -545,6 +566,17 @@ Template read_template(std::string_view name, element e, const Path& p) {
                 std::vector<TemplateGroup> groups;
                 each(v, vp, [&](element x, const Path& xp) { groups.push_back(read_template_group(x, xp)); });
                 t.groups = std::move(groups);
+                break;
+            }
+            case 6: {
+                std::vector<std::vector<std::optional<std::int64_t>>> rows;
+                each(v, vp, [&](element row, const Path& rp) {
+                    auto& values = rows.emplace_back();
+                    each(row, rp, [&](element x, const Path& xp) {
+                        values.push_back(read_int_or_null(x, xp, -max_template_value, max_template_value));
+                    });
+                });
+                t.instance_values = std::move(rows);
                 break;
             }
         }

@@ -7,12 +7,40 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 
 namespace kbp::schema {
 namespace {
 
+// Visits every instance value of a template in walk order (see templates.hpp): fixed-point
+// formats through on_format, template arguments through on_arg.
+template <class T, class OnFormat, class OnArg> void walk_instance_values(T& t, OnFormat&& on_format, OnArg&& on_arg) {
+    auto format = [&](auto& f) {
+        if (f.id == FormatId::fx32) on_format(f);
+    };
+    auto requant = [&](auto& r) {
+        if (!r) return;
+        format(r->from);
+        format(r->to);
+    };
+    for (auto& n : t.nodes) {
+        if (n.precision.weight) format(*n.precision.weight);
+        if (n.precision.activation) format(*n.precision.activation);
+        if (n.precision.output)
+            for (auto& f : *n.precision.output) format(f);
+        if (n.template_args)
+            for (auto& a : *n.template_args) on_arg(a.value);
+    }
+    for (auto& e : t.edges) {
+        format(e.format);
+        if (e.detail) requant(e.detail->requant);
+    }
+    if (t.ports.out_tensor) requant(t.ports.out_tensor->requant);
+}
+
 struct Instance {
     const Template* t = nullptr;
+    std::shared_ptr<const Template> values;  // the template with this instance's own values
     std::optional<std::int64_t> layer;
     std::string prefix;   // "l3." for layers, "" for prologue and epilogue
     std::string pointer;  // where the instance is named: /collapsed/layout/3
@@ -41,7 +69,26 @@ Result<std::vector<Instance>> instances_of(const Blueprint& b) {
     auto add = [&](const std::string& name, std::optional<std::int64_t> layer, std::string ptr) -> Status {
         const Template* t = c.find(name);
         if (!t) return make_error(ErrorCode::invalid_input, ptr, "unknown template '" + name + "'");
-        out.push_back({t, layer, layer ? layer_prefix(*layer) : "", std::move(ptr)});
+        Instance inst{t, nullptr, layer, layer ? layer_prefix(*layer) : "", std::move(ptr)};
+        if (t->instance_values && layer) {
+            auto at = std::find(t->instances.begin(), t->instances.end(), *layer);
+            std::string where = "/collapsed/templates/" + t->name + "/instance_values";
+            if (at == t->instances.end())
+                return make_error(ErrorCode::invalid_input, inst.pointer, "layer " + std::to_string(*layer) + " is not an instance of template '" + name + "'");
+            auto row = static_cast<std::size_t>(at - t->instances.begin());
+            if (row >= t->instance_values->size())
+                return make_error(ErrorCode::invalid_input, where, "no row for instance " + std::to_string(row) + " (layer " + std::to_string(*layer) + ")");
+            const auto& values = (*t->instance_values)[row];
+            std::size_t slots = instance_values_of(*t).size();
+            if (values.size() != slots)
+                return make_error(ErrorCode::invalid_input, where + "/" + std::to_string(row),
+                                  std::to_string(values.size()) + " values, but the template has " + std::to_string(slots) + " instance values");
+            auto own = std::make_shared<Template>(*t);
+            set_instance_values(*own, values);
+            inst.values = own;
+            inst.t = own.get();
+        }
+        out.push_back(std::move(inst));
         return Ok{};
     };
     for (std::size_t i = 0; i < c.prologue.size(); ++i)
@@ -115,6 +162,7 @@ Result<FlatLists> expand(const Blueprint& b) {
             n.precision = tn.precision;
             n.group = group_base + tn.group;
             n.kernel = tn.kernel;
+            n.template_args = tn.template_args;
             n.family = tn.family;
             n.compute = tn.compute;
             n.where = tn.where;
@@ -184,6 +232,25 @@ Result<FlatLists> expand(const Blueprint& b) {
 }
 
 }  // namespace
+
+std::vector<std::optional<std::int64_t>> instance_values_of(const Template& t) {
+    std::vector<std::optional<std::int64_t>> out;
+    walk_instance_values(
+        t,
+        [&](const Format& f) {
+            int bits = fx32_fraction_bits(f);
+            out.push_back(bits < 0 ? std::nullopt : std::optional<std::int64_t>(bits));
+        },
+        [&](const std::optional<std::int64_t>& v) { out.push_back(v); });
+    return out;
+}
+
+void set_instance_values(Template& t, const std::vector<std::optional<std::int64_t>>& values) {
+    std::size_t i = 0;
+    walk_instance_values(
+        t, [&](Format& f) { f = fx32_format(i < values.size() && values[i] ? static_cast<int>(*values[i]) : -1), ++i; },
+        [&](std::optional<std::int64_t>& v) { v = i < values.size() ? values[i] : std::nullopt, ++i; });
+}
 
 Result<FlatLists> expand_templates(const Blueprint& b) { return expand(b); }
 
@@ -279,6 +346,7 @@ void check_expansion(const Blueprint& b, Diagnostics& out) {
             if (a.group != group_base + tn.group)
                 mismatch("nodes", i, "group", note() + ", expected group " + std::to_string(group_base + tn.group));
             if (a.kernel != tn.kernel) mismatch("nodes", i, "kernel", note());
+            if (a.template_args != tn.template_args) mismatch("nodes", i, "template_args", note());
             if (a.family != tn.family) mismatch("nodes", i, "family", note());
             if (a.compute != tn.compute) mismatch("nodes", i, "compute", note());
             if (!(a.where == tn.where)) mismatch("nodes", i, "where", note());
@@ -414,6 +482,7 @@ Result<Collapsed> collapse_layers(const Blueprint& b, const CollapseOptions& opt
     Collapsed c;
     std::map<std::string, std::size_t> index_of;  // template name -> position in c.templates
     std::map<std::string, std::int64_t> first_layer;
+    std::map<std::string, std::vector<std::vector<std::optional<std::int64_t>>>> instance_rows;
     for (std::size_t s = 0; s < segments.size(); ++s) {
         const Segment& seg = segments[s];
         Template t;
@@ -435,6 +504,7 @@ Result<Collapsed> collapse_layers(const Blueprint& b, const CollapseOptions& opt
             tn.block_type = node.block_type;
             tn.precision = node.precision;
             tn.kernel = node.kernel;
+            tn.template_args = node.template_args;
             tn.family = node.family;
             tn.compute = node.compute;
             tn.where = node.where;
@@ -481,27 +551,31 @@ Result<Collapsed> collapse_layers(const Blueprint& b, const CollapseOptions& opt
         }
 
         std::string where = seg.layer ? "/layers/" + std::to_string(*seg.layer) : "/nodes/" + std::to_string(seg.begin);
+        auto values = instance_values_of(t);
         auto found = index_of.find(t.name);
         if (found == index_of.end()) {
             if (seg.layer) {
                 t.instances.push_back(*seg.layer);
                 first_layer[t.name] = *seg.layer;
+                instance_rows[t.name].push_back(std::move(values));
             }
             index_of[t.name] = c.templates.size();
             c.templates.push_back(std::move(t));
         } else {
             Template& known = c.templates[found->second];
-            auto instances = std::move(known.instances);
-            known.instances.clear();
-            bool same = known == t;
-            known.instances = std::move(instances);
+            // Instances may differ in their instance values only: compare with those blanked.
+            Template a = known, candidate = t;
+            a.instances.clear();
+            set_instance_values(a, std::vector<std::optional<std::int64_t>>(values.size()));
+            set_instance_values(candidate, std::vector<std::optional<std::int64_t>>(values.size()));
+            bool same = instance_values_of(known).size() == values.size() && a == candidate;
             if (!same) {
                 std::string detail;
                 if (known.nodes.size() != t.nodes.size()) {
                     detail = std::to_string(t.nodes.size()) + " nodes instead of " + std::to_string(known.nodes.size());
                 } else {
                     for (std::size_t k = 0; k < t.nodes.size(); ++k)
-                        if (!(known.nodes[k] == t.nodes[k])) {
+                        if (!(a.nodes[k] == candidate.nodes[k])) {
                             detail = "node '" + t.nodes[k].id + "' differs";
                             break;
                         }
@@ -510,11 +584,20 @@ Result<Collapsed> collapse_layers(const Blueprint& b, const CollapseOptions& opt
                 std::string first = first_layer.count(t.name) ? " (first seen at layer " + std::to_string(first_layer[t.name]) + ")" : "";
                 return collapse_error(where, "does not match template '" + t.name + "'" + first + ": " + detail);
             }
-            if (seg.layer) known.instances.push_back(*seg.layer);
+            if (seg.layer) {
+                known.instances.push_back(*seg.layer);
+                instance_rows[t.name].push_back(std::move(values));
+            }
         }
         if (s < prologue_count) c.prologue.push_back(seg.name);
         else if (s < layer_end) c.layout.push_back(seg.name);
         else c.epilogue.push_back(seg.name);
+    }
+    // Instance values are written only where some instance's differ from the first one's.
+    for (auto& t : c.templates) {
+        const auto& rows = instance_rows[t.name];
+        if (rows.size() > 1 && std::any_of(rows.begin(), rows.end(), [&](const auto& r) { return r != rows.front(); }))
+            t.instance_values = rows;
     }
     return c;
 }

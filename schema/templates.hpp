@@ -16,6 +16,14 @@
 
 namespace kbp::schema {
 
+// A template's instance values (Template::instance_values): in walk order, every fixed-point
+// format's fractional bits (null for "fx32/f?") in the nodes' precision (weight, activation,
+// outputs) and template arguments, then the edges' formats and requant formats, then the
+// out port's requant. Layers of one shape that differ only in these numbers share a template.
+std::vector<std::optional<std::int64_t>> instance_values_of(const Template& t);
+// Sets those numbers from `values` (which must have instance_values_of(t).size() entries).
+void set_instance_values(Template& t, const std::vector<std::optional<std::int64_t>>& values);
+
 struct FlatLists {
     std::vector<Node> nodes;
     std::vector<Edge> edges;

@@ -84,8 +84,10 @@ private:
             }
             if (n.id.rfind(n.block + ".", 0) != 0)
                 out_.add(ptr + "/id", "id '" + n.id + "' does not start with its block '" + n.block + ".'");
-            if (n.inserted && n.op.kind.id != OpId::act_quant)
-                out_.add(ptr + "/inserted", "only act_quant nodes are inserted by the planner");
+            if (n.inserted && n.op.kind.id != OpId::act_quant && n.op.kind.id != OpId::smooth_mul)
+                out_.add(ptr + "/inserted", "only quantization points (act_quant, smooth_mul) are inserted by the planner");
+            if (n.template_args && !n.kernel)
+                out_.add(ptr + "/template_args", "template arguments without a kernel");
             if (n.op.kind.id == OpId::linear && (n.roles.size() != 1 || n.roles[0] != n.op.role))
                 out_.add(ptr + "/roles", "a projection's roles must be ['" + n.op.role + "']");
             if (!n.point.is_null() && !n.point.is_object()) out_.add(ptr + "/point", "point must be an object or null");
@@ -133,6 +135,19 @@ private:
                                                             std::string(group.where.name()) + "'");
                 if (node.kernel && std::find(group.kernels.begin(), group.kernels.end(), *node.kernel) == group.kernels.end())
                     out_.add(at("nodes", n) + "/kernel", "kernel '" + *node.kernel + "' is not among its group's kernels");
+                // One launch of a templated kernel has one signature: its nodes agree on the arguments.
+                if (node.template_args)
+                    for (std::size_t j = 0; j < k; ++j) {
+                        auto other = group.nodes[j];
+                        if (other >= node_count) continue;
+                        const Node& o = b_.nodes[other];
+                        if (o.template_args && o.kernel == node.kernel && o.template_args != node.template_args) {
+                            out_.add(at("nodes", n) + "/template_args",
+                                     kernel_signature(*node.kernel, *node.template_args) + ", but " + o.id + " in the same group has " +
+                                         kernel_signature(*o.kernel, *o.template_args));
+                            break;
+                        }
+                    }
             }
             if (group.nodes.front() != next && group.nodes.front() < node_count)
                 out_.add(ptr + "/nodes/0", "groups must cover the nodes in order: expected node " + std::to_string(next) +
@@ -293,7 +308,7 @@ private:
         // Report each missing name once, at its first use.
         std::unordered_set<std::string_view> reported;
         auto need_format = [&](const Format& f, auto&& ptr) {
-            std::string_view name = f.name();
+            std::string_view name = format_doc_name(f);
             if (!formats.count(name) && reported.insert(name).second)
                 out_.add(ptr(), "format '" + std::string(name) + "' is used but /explain/formats does not describe it");
         };

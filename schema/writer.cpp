@@ -77,6 +77,12 @@ J to_j(const Requant& r) {
 J requant_or_null(const std::optional<Requant>& r) { return r ? to_j(*r) : J(nullptr); }
 J rows_or_null(const std::optional<RowSpace>& r) { return r ? J(std::string(r->name())) : J(nullptr); }
 
+J to_j(const TemplateArgs& args) {
+    J o = J::object();
+    for (const auto& a : args) o[a.name] = int_or_null(a.value);
+    return o;
+}
+
 J to_j(const Node& n) {
     J o = J::object();
     o["id"] = n.id;
@@ -92,6 +98,7 @@ J to_j(const Node& n) {
     o["steps"] = strings(n.steps);
     o["group"] = n.group;
     o["kernel"] = str_or_null(n.kernel);
+    if (n.template_args) o["template_args"] = to_j(*n.template_args);
     o["family"] = n.family;
     o["point"] = to_j(n.point);
     o["compute"] = compute_or_null(n.compute);
@@ -159,6 +166,7 @@ J to_j(const TemplateNode& n) {
     o["block_type"] = std::string(n.block_type.name());
     o["precision"] = to_j(n.precision);
     o["kernel"] = str_or_null(n.kernel);
+    if (n.template_args) o["template_args"] = to_j(*n.template_args);
     o["family"] = n.family;
     o["compute"] = compute_or_null(n.compute);
     o["where"] = std::string(n.where.name());
@@ -217,6 +225,15 @@ J to_j(const Template& t) {
             groups.push_back(std::move(go));
         }
         o["groups"] = std::move(groups);
+    }
+    if (t.instance_values) {
+        J rows = J::array();
+        for (const auto& row : *t.instance_values) {
+            J values = J::array();
+            for (const auto& v : row) values.push_back(int_or_null(v));
+            rows.push_back(std::move(values));
+        }
+        o["instance_values"] = std::move(rows);
     }
     put_extras(o, t.extras);
     return o;

@@ -157,6 +157,7 @@ void compare(Diff& d, const std::string& at, const schema::Node& a, const schema
     d.field(at + "/steps", a.steps, b.steps);
     d.field(at + "/group", a.group, b.group);
     d.field(at + "/kernel", a.kernel, b.kernel);
+    d.field(at + "/template_args", a.template_args, b.template_args);
     d.field(at + "/family", a.family, b.family);
     d.field(at + "/point", a.point, b.point);
     d.field(at + "/compute", a.compute, b.compute);
@@ -207,6 +208,7 @@ void compare_tnode(Diff& d, const std::string& at, const schema::TemplateNode& a
     d.field(at + "/block_type", a.block_type, b.block_type);
     d.field(at + "/precision", a.precision, b.precision);
     d.field(at + "/kernel", a.kernel, b.kernel);
+    d.field(at + "/template_args", a.template_args, b.template_args);
     d.field(at + "/family", a.family, b.family);
     d.field(at + "/compute", a.compute, b.compute);
     d.field(at + "/where", a.where, b.where);
@@ -246,6 +248,13 @@ void compare(Diff& d, const std::string& at, const schema::Template& a, const sc
     d.field(at + "/ports/(extras)", a.ports.extras, b.ports.extras);
     d.field(at + "/instances", a.instances, b.instances);
     d.field(at + "/groups", a.groups, b.groups);
+    d.field(at + "/instance_values(present)", a.instance_values.has_value(), b.instance_values.has_value());
+    if (a.instance_values && b.instance_values) {
+        d.field(at + "/instance_values/length", static_cast<std::int64_t>(a.instance_values->size()),
+                static_cast<std::int64_t>(b.instance_values->size()));
+        for (std::size_t i = 0; i < std::min(a.instance_values->size(), b.instance_values->size()); ++i)
+            d.field(at + "/instance_values/" + std::to_string(i), (*a.instance_values)[i], (*b.instance_values)[i]);
+    }
     d.field(at + "/(extras)", a.extras, b.extras);
 }
 

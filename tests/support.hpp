@@ -89,6 +89,7 @@ public:
     static std::string text(const schema::EdgeDetail& d);
     static std::string text(const schema::TemplateGroup& g);
     static std::string text(const schema::Symbol& s) { return s.name + "=" + std::to_string(s.value); }
+    static std::string text(const schema::TemplateArg& a) { return a.name + "=" + (a.value ? std::to_string(*a.value) : "null"); }
     template <class T> static std::string text(const std::optional<T>& o) { return o ? text(*o) : "null"; }
     template <class T> static std::string text(const std::vector<T>& v) {
         std::string out = "[";
