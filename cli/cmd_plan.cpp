@@ -19,6 +19,7 @@ namespace {
 const std::vector<OptionSpec> plan_options{
     {"--arm", "", true},     {"--rows", "", true},       {"--arms", "", true},   {"--target", "", true},
     {"--recipe", "", true},  {"--set", "", true, true},  {"--catalog", "", true}, {"--output", "-o", true},
+    {"--ranges", "", true},
     {"--compact", ""},       {"--quiet", "-q"},
 };
 
@@ -57,6 +58,7 @@ std::optional<planner::PlanRequest> request_of(const char* command, const Args& 
     }
     r.target = args.value("--target");
     r.recipe = args.value("--recipe");
+    r.ranges = args.value("--ranges");
     r.catalog_dir = args.value("--catalog");
     for (const auto& kv : args.all("--set")) {
         auto setting = setting_of(kv);
@@ -169,6 +171,7 @@ int run_why(int argc, char** argv) {
     };
     r.recipe = get("recipe");
     r.target = get("target");
+    r.ranges = get("ranges");
     if (auto settings = get("settings")) {
         std::string s = *settings;
         for (std::size_t start = 0; start < s.size();) {

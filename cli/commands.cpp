@@ -9,20 +9,25 @@ namespace {
 const std::array<Command, 9> table{{
     {"plan", "plan a model's inference as kernels",
      "usage: kbp plan CONFIG [--arm MODE] [--rows N] [--target NAME|FILE] [--recipe NAME|FILE]\n"
-     "                [--set key=value]... [--catalog DIR] [-o OUT] [--compact]\n"
+     "                [--set key=value]... [--ranges FILE] [--catalog DIR] [-o OUT] [--compact]\n"
      "       kbp plan CONFIG --arms all|ARM[:ROWS],... -o DIR\n\n"
      "Turns a HuggingFace-style config.json into a kbp-graph/v2 blueprint for one arm: decode (1 row),\n"
      "multi_seq (2-128 rows), verify (2-8), draft (1), prefill (rows = prompt length). The recipe and\n"
      "target default to the config's \"kbp\" hints. --set overrides a recipe setting; --catalog DIR\n"
      "adds or replaces data files (architectures/, recipes/, targets/, kernels/, fusion/, explain/).\n"
      "--arms writes one file per arm into DIR ('all' = the 17 arms decode, multi_seq 2-128, verify\n"
-     "2-8, draft). Every plan is validated before it is written.\n",
+     "2-8, draft). Every plan is validated before it is written.\n\n"
+     "GPNPU targets (qc-n, qc-p, qc-u; recipe chimera-w4a16) plan FixedPoint32 activations: --ranges\n"
+     "FILE gives the calibrated tensor ranges (kbp-ranges/v1) their fractional bits and the custom\n"
+     "ops' template arguments follow from; without it they stay unknown (fx32/f?). Knobs: --set\n"
+     "proj_mode=packed|fused, imf_headroom=N, fuse_v=true|false, kv_persist_mb=N, seq_len=N.\n",
      run_plan},
     {"why", "show the decisions behind one node of a plan",
      "usage: kbp why PLAN NODE_ID [--catalog DIR]\n\n"
      "Replays the planning recorded in PLAN's provenance and prints, for NODE_ID, the recipe entry\n"
-     "that chose its formats, the kernel table row that chose its kernel, and the fusion rule that\n"
-     "formed its group with the rules it beat.\n",
+     "that chose its formats, the kernel table row that chose its kernel, the fusion rule that\n"
+     "formed its group with the rules it beat, and on a GPNPU how each FixedPoint32 fractional-bit\n"
+     "count and custom-op template argument followed from the calibrated ranges.\n",
      run_why},
     {"check", "validate blueprints",
      "usage: kbp check FILE... [--max-problems N] [--quiet]\n\n"

@@ -3,7 +3,11 @@
 // the recipe: its entries are matched in order on the op's canonical name ("dsa.q_a") and op
 // ("linear:mla_q_a"), later entries overriding earlier ones, included parts in place. An
 // activation may depend on the arm's rows ([{"max_rows": 2, "format": "bf16"}, ...]). Other
-// ops have the formats their architecture entry gives. Every format must exist on the target.
+// ops have the formats their architecture entry gives. A recipe's `activation_format` replaces
+// every float format of those (and of the projections' outputs): "fx32" turns a plan into
+// FixedPoint32 ("fx32/f?" until fraction_bits decides F). Its `op_formats` entries then set the
+// formats of named non-weighted ops (the attention op's int8 Q/K/V, the embedding table).
+// Every format must exist on the target.
 #include <algorithm>
 
 #include "planner/passes.hpp"
@@ -36,13 +40,45 @@ Status assign_precision(Ir& ir) {
     }
     std::vector<std::string> target_formats;
     for (const auto& f : ir.target->json.value("formats", Json::array())) target_formats.push_back(f.get<std::string>());
+    // "fx32" in a recipe is FixedPoint32 with its fractional bits still to be decided.
+    auto resolve = [](const std::string& f) { return f == "fx32" ? std::string("fx32/f?") : f; };
     auto check_format = [&](const std::string& f, const std::string& where) -> Status {
-        if (!target_formats.empty() && std::find(target_formats.begin(), target_formats.end(), f) == target_formats.end())
+        const auto parsed = schema::Format::parse(resolve(f));
+        std::string base(schema::format_doc_name(parsed));
+        if (!target_formats.empty() && std::find(target_formats.begin(), target_formats.end(), base) == target_formats.end())
             return make_error(ErrorCode::unsupported, where,
                               "format '" + f + "' is not available on target '" + ir.target->name + "'");
-        if (!schema::Format::parse(f).known()) return make_error(ErrorCode::invalid_input, where, "unknown format '" + f + "'");
+        if (!parsed.known()) return make_error(ErrorCode::invalid_input, where, "unknown format '" + f + "'");
         return Ok{};
     };
+    std::optional<schema::Format> float_replacement;
+    if (auto a = ir.recipe->json.find("activation_format"); a != ir.recipe->json.end()) {
+        if (!a->is_string()) return make_error(ErrorCode::invalid_input, ir.recipe->origin + ": /activation_format", "expected a format name");
+        if (auto s = check_format(a->get<std::string>(), ir.recipe->origin + ": /activation_format"); !s) return s;
+        float_replacement = schema::Format::parse(resolve(a->get<std::string>()));
+    }
+    auto replace_float = [&](schema::Format f) { return float_replacement && is_float(f) ? *float_replacement : f; };
+    struct OpFormats {
+        const Json* json;
+        std::string where;
+        bool used = false;
+    };
+    std::vector<OpFormats> op_formats;
+    if (auto list = ir.recipe->json.find("op_formats"); list != ir.recipe->json.end()) {
+        if (!list->is_array()) return make_error(ErrorCode::invalid_input, ir.recipe->origin + ": /op_formats", "expected an array");
+        for (std::size_t i = 0; i < list->size(); ++i) {
+            std::string where = ir.recipe->origin + ": /op_formats/" + std::to_string(i);
+            const Json& e = (*list)[i];
+            if (!e.is_object() || !(e.contains("op") || e.contains("match")))
+                return make_error(ErrorCode::invalid_input, where, "an entry is an object naming \"op\" or \"match\"");
+            for (const char* k : {"op", "match", "weight", "activation"})
+                if (e.contains(k) && !e[k].is_string()) return make_error(ErrorCode::invalid_input, where + "/" + k, "expected a string");
+            for (const char* k : {"weight", "activation"})
+                if (e.contains(k))
+                    if (auto s = check_format(e[k].get<std::string>(), where + "/" + k); !s) return s;
+            op_formats.push_back({&e, where});
+        }
+    }
     auto format_at_rows = [&](const Json& v, const std::string& where) -> Result<std::string> {
         if (v.is_string()) return ir.fill(v.get<std::string>());
         for (const auto& tier : v) {
@@ -57,11 +93,21 @@ Status assign_precision(Ir& ir) {
         auto& p = n.node.precision;
         const Json& spec_precision = n.spec->value("precision", Json::object());
         if (!n.weighted) {
-            if (spec_precision.contains("activation")) p.activation = schema::Format::parse(spec_precision["activation"].get<std::string>());
+            if (spec_precision.contains("activation"))
+                p.activation = replace_float(schema::Format::parse(spec_precision["activation"].get<std::string>()));
             if (spec_precision.contains("output")) {
                 std::vector<schema::Format> outs;
-                for (const auto& f : spec_precision["output"]) outs.push_back(schema::Format::parse(f.get<std::string>()));
+                for (const auto& f : spec_precision["output"]) outs.push_back(replace_float(schema::Format::parse(f.get<std::string>())));
                 p.output = outs;
+            }
+            for (auto& e : op_formats) {
+                const Json& j = *e.json;
+                if (j.contains("match") && !name_matches(j["match"].get<std::string>(), n.local)) continue;
+                if (j.contains("op") && !name_matches(j["op"].get<std::string>(), n.node.op.name())) continue;
+                e.used = true;
+                if (j.contains("weight")) p.weight = schema::Format::parse(resolve(j["weight"].get<std::string>()));
+                if (j.contains("activation")) p.activation = schema::Format::parse(resolve(j["activation"].get<std::string>()));
+                n.why.recipe = e.where;
             }
         } else {
             std::optional<std::string> weight, activation;
@@ -84,10 +130,10 @@ Status assign_precision(Ir& ir) {
                                   "no entry gives '" + n.local + "' (" + n.node.op.name() + ") a " + (weight ? "activation" : "weight") + " format");
             if (auto s = check_format(*weight, last + "/weight"); !s) return s;
             if (auto s = check_format(*activation, last + "/activation"); !s) return s;
-            p.weight = schema::Format::parse(*weight);
-            p.activation = schema::Format::parse(*activation);
+            p.weight = schema::Format::parse(resolve(*weight));
+            p.activation = schema::Format::parse(resolve(*activation));
             std::string out = spec_precision.contains("output") ? spec_precision["output"][0].get<std::string>() : "bf16";
-            p.output = std::vector<schema::Format>{schema::Format::parse(out)};
+            p.output = std::vector<schema::Format>{replace_float(schema::Format::parse(out))};
             n.why.recipe = last;
         }
         for (std::size_t o = 0; o < n.outputs.size(); ++o) {
@@ -99,6 +145,8 @@ Status assign_precision(Ir& ir) {
     }
     for (const auto& e : entries)
         if (!e.used && !e.from_part) ir.warnings.push_back(e.where + ": matches no op of this model");
+    for (const auto& e : op_formats)
+        if (!e.used) ir.warnings.push_back(e.where + ": matches no op of this model");
     return Ok{};
 }
 

@@ -75,7 +75,7 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir) {
                     if (!row) return make_error(ErrorCode::unsupported, t.id, "no byte size for format '" + std::string(t.format.name()) + "'");
                     e.bytes_per_token = *row * (in_expert_rows(ir, static_cast<int>(p), static_cast<int>(s)) ? top_k : 1);
                 }
-                if (producer.node.inserted && producer.node.precision.activation)
+                if (producer.node.inserted && producer.node.precision.activation && !(*producer.node.precision.activation == t.format))
                     e.requant = schema::Requant{*producer.node.precision.activation, t.format, schema::RequantAt::parse("producer"), {}};
                 else if (reader.requant_at_reader[k] && reader.node.precision.activation)
                     e.requant = schema::Requant{t.format, *reader.node.precision.activation, schema::RequantAt::parse("reader"), {}};
@@ -98,12 +98,12 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir) {
     for (const auto& n : b.nodes) {
         families.insert(n.family);
         const auto& pr = n.precision;
-        if (pr.weight) formats.insert(std::string(pr.weight->name()));
-        if (pr.activation) formats.insert(std::string(pr.activation->name()));
+        if (pr.weight) formats.insert(std::string(schema::format_doc_name(*pr.weight)));
+        if (pr.activation) formats.insert(std::string(schema::format_doc_name(*pr.activation)));
         if (pr.output)
-            for (const auto& f : *pr.output) formats.insert(std::string(f.name()));
+            for (const auto& f : *pr.output) formats.insert(std::string(schema::format_doc_name(f)));
     }
-    for (const auto& e : b.edges) formats.insert(std::string(e.format.name()));
+    for (const auto& e : b.edges) formats.insert(std::string(schema::format_doc_name(e.format)));
     schema::Explain x;
     const Json& family_texts = ir.explain[0]->json;
     const Json& format_texts = ir.explain[1]->json;
@@ -133,6 +133,7 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir) {
     header.emplace_back("recipe", ir.recipe->name);
     if (ir.recipe->json.contains("checkpoint")) header.emplace_back("checkpoint", ir.recipe->json["checkpoint"].get<std::string>());
     header.emplace_back("target", ir.target->name);
+    if (ir.ranges) header.emplace_back("ranges", ir.ranges->origin);
     std::string settings;
     for (const auto& [k, v] : ir.settings) settings += (settings.empty() ? "" : " ") + k + "=" + v;
     header.emplace_back("settings", settings);
@@ -141,6 +142,7 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir) {
     std::vector<const DataFile*> inputs{ir.config, ir.architecture, ir.recipe};
     inputs.insert(inputs.end(), ir.recipe_parts.begin(), ir.recipe_parts.end());
     inputs.push_back(ir.target);
+    if (ir.ranges) inputs.push_back(ir.ranges);
     inputs.insert(inputs.end(), ir.kernels.begin(), ir.kernels.end());
     inputs.insert(inputs.end(), ir.fusion.begin(), ir.fusion.end());
     inputs.insert(inputs.end(), ir.explain.begin(), ir.explain.end());

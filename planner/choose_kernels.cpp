@@ -12,8 +12,18 @@ bool format_matches(const Json& row, const char* key, const std::optional<schema
     return name_matches(row[key].get<std::string>(), std::string(f->name()));
 }
 
+bool settings_match(const Json& conditions, const Ir& ir) {
+    for (const auto& [k, v] : conditions.items()) {
+        auto it = ir.settings.find(k);
+        if (it == ir.settings.end() || !v.is_string() || it->second != v.get<std::string>()) return false;
+    }
+    return true;
+}
+
 bool step_matches(const Json& row, const Ir& ir) {
     if (row.contains("rows") && (ir.rows < row["rows"][0].get<std::int64_t>() || ir.rows > row["rows"][1].get<std::int64_t>()))
+        return false;
+    if (auto conditions = row.find("settings"); conditions != row.end() && conditions->is_object() && !settings_match(*conditions, ir))
         return false;
     if (!row.contains("arms")) return true;
     for (const auto& a : row["arms"])
@@ -26,7 +36,13 @@ std::map<std::string, std::string> placeholders(const Ir& ir, const IrNode& n) {
 }
 
 Json fill_json(const Ir& ir, const Json& v, const std::map<std::string, std::string>& extra) {
-    if (v.is_string()) return ir.fill(v.get<std::string>(), extra);
+    if (v.is_string()) {
+        const std::string& text = v.get_ref<const std::string&>();
+        // A whole "{=expr}" is a number, not its digits as text.
+        if (text.size() > 3 && text.rfind("{=", 0) == 0 && text.back() == '}' && text.find('}') == text.size() - 1)
+            if (auto n = ir.eval(std::string_view(text).substr(2, text.size() - 3))) return *n;
+        return ir.fill(text, extra);
+    }
     if (v.is_object()) {
         Json o = Json::object();
         for (const auto& [k, x] : v.items()) o[k] = fill_json(ir, x, extra);
@@ -72,6 +88,7 @@ Status apply_assignment(const Ir& ir, IrNode& n, const Json& a, const Json* inst
         n.node.compute = a["compute"].is_null() ? std::optional<schema::Compute>{} : schema::Compute::parse(ir.fill(a["compute"].get<std::string>()));
     if (a.contains("where")) n.node.where = schema::WhereName::parse(a["where"].get<std::string>());
     if (a.contains("point")) n.node.point = to_value(fill_json(ir, a["point"], extra));
+    if (auto f = a.find("fraction_bits"); f != a.end()) n.fraction_rule = &*f;
     return Ok{};
 }
 
@@ -112,6 +129,7 @@ Status choose_kernels(Ir& ir) {
             return make_error(ErrorCode::invalid_input, file->origin + ": /table/" + std::to_string(index) + "/kernel",
                               "kernel '" + chosen->at("kernel").get<std::string>() + "' is not among the file's instances");
         if (auto s = apply_assignment(ir, n, *chosen, instances); !s) return s;
+        if (auto steps = chosen->find("steps"); steps != chosen->end()) n.steps_spec = &*steps;
         for (const auto& k : chosen->value("launches", Json::array())) n.kernel_launches.push_back(k.get<std::string>());
         n.kernel_rule = ir.fill(chosen->at("rule").get<std::string>(), placeholders(ir, n));
         n.why.kernel_row = file->origin + ": /table/" + std::to_string(index);

@@ -8,6 +8,7 @@
 #include "planner/catalog.hpp"
 #include "planner/ir.hpp"
 #include "schema/bytes.hpp"
+#include "schema/memory.hpp"
 
 namespace kbp::planner {
 namespace {
@@ -71,11 +72,42 @@ Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& 
     r.mode = std::string(b.arm.mode.name());
     r.rows = b.arm.rows;
     r.context = options.context;
-    r.bandwidth_gbps = t.value("memory_bandwidth_gbps", 0.0);
-    if (r.bandwidth_gbps <= 0) return make_error(ErrorCode::invalid_input, (*target)->origin, "no memory_bandwidth_gbps");
+    // A figure the target file leaves null is unknown (its `sources` say why): no estimate.
+    auto figure = [&](const char* key) -> Result<double> {
+        auto it = t.find(key);
+        if (it == t.end() || it->is_null()) {
+            std::string why = "unknown";
+            if (auto src = t.find("sources"); src != t.end() && src->is_object() && src->contains(key) && (*src)[key].is_string()) {
+                std::string source = (*src)[key].get<std::string>();
+                why = source.rfind("unknown", 0) == 0 ? source : "unknown (" + source + ")";
+            }
+            return make_error(ErrorCode::unsupported, (*target)->origin + ": /" + key, why);
+        }
+        if (!it->is_number() || it->get<double>() <= 0)
+            return make_error(ErrorCode::invalid_input, (*target)->origin + ": /" + key, "expected a positive number");
+        return it->get<double>();
+    };
+    auto bandwidth_gbps = figure("memory_bandwidth_gbps");
+    if (!bandwidth_gbps) return bandwidth_gbps.error();
+    r.bandwidth_gbps = *bandwidth_gbps;
     const double bandwidth = r.bandwidth_gbps * 1e9;
-    const double cuda_core = t.value("cuda_core_tflops", 10.0) * 1e12;
+    double cuda_core = t.value("cuda_core_tflops", 10.0) * 1e12;
+    if (t.value("kind", std::string()) == "gpnpu") {
+        // The PE array: every PE's MACs each cycle, two operations per MAC.
+        for (const char* key : {"pe_count", "macs_per_pe", "clock_ghz"})
+            if (auto f = figure(key); !f) return f.error();
+        cuda_core = *figure("pe_count") * *figure("macs_per_pe") * 2.0 * *figure("clock_ghz") * 1e9;
+        r.compute_tops = cuda_core / 1e12;
+        if (auto ocm = t.find("ocm_bytes"); ocm != t.end() && ocm->is_number()) r.ocm_bytes = ocm->get<std::int64_t>();
+    }
     const double launch_us = t.value("launch_overhead_us", 3.0);
+    auto memory = schema::compute_memory(b);
+    r.largest_live_bytes = memory.largest_live_bytes;
+    r.largest_live_at = memory.largest_live_at;
+    r.reserved_bytes = memory.reserved_bytes;
+    // On a GPNPU the activations between ops stay in on-chip memory when they fit: the step's
+    // DDR traffic is then its weights and state alone.
+    r.activations_on_chip = r.ocm_bytes && r.largest_live_bytes <= *r.ocm_bytes;
     const Json peaks = t.value("peak_tflops", Json::object());
     const double rows = static_cast<double>(b.arm.rows);
     // Sequences whose caches the step reads: one per row except when one sequence verifies or
@@ -103,29 +135,37 @@ Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& 
         if (n.group < 0 || n.group >= static_cast<std::int64_t>(groups.size())) continue;
         GroupCost& gc = groups[n.group];
         const auto& p = n.precision;
-        // Weights and FLOPs of a projection: K from its activation input, N from its output.
-        if (p.weight && n.op.kind.id != schema::OpId::mla_attention) {
+        // Weights read this step and the FLOPs of a projection (schema/memory.hpp shapes them).
+        if (p.weight) {
             const schema::Edge* in = activation_input(wiring.in[i]);
             const schema::Edge* out = wiring.out[i].empty() ? nullptr : wiring.out[i].front();
-            if (in && out) {
-                double k = static_cast<double>(in->dim_value), nn = static_cast<double>(out->dim_value);
-                double per_matrix = static_cast<double>(schema::weight_bytes(*p.weight, out->dim_value, in->dim_value).value_or(0));
-                bool expert = n.op.kind.id == schema::OpId::expert_gate_up || n.op.kind.id == schema::OpId::expert_down;
-                double matrices = 1, row_factor = rows;
-                if (expert) {
-                    double top_k = static_cast<double>(symbol("top_k").value_or(8));
-                    double e = static_cast<double>(experts_of(i).value_or(static_cast<std::int64_t>(top_k)));
-                    // Expected distinct experts when each of `rows` tokens routes to top_k of e.
-                    matrices = e * (1.0 - std::pow(1.0 - top_k / e, rows));
-                    row_factor = rows * top_k;
+            auto w = schema::weight_use(b, n, in, out);
+            double per_matrix = static_cast<double>(w.bytes_per_matrix);
+            switch (w.kind) {
+                case schema::WeightKind::table: gc.weight_bytes += per_matrix * rows; break;  // one row per token
+                case schema::WeightKind::vector: gc.weight_bytes += per_matrix; break;
+                case schema::WeightKind::none: break;
+                case schema::WeightKind::matrix:
+                case schema::WeightKind::experts: {
+                    if (n.op.kind.id == schema::OpId::mla_attention) break;  // its weights are the latent cache's
+                    double k = static_cast<double>(w.k), nn = static_cast<double>(w.n);
+                    double matrices = 1, row_factor = rows;
+                    if (w.kind == schema::WeightKind::experts) {
+                        double top_k = static_cast<double>(symbol("top_k").value_or(8));
+                        double e = static_cast<double>(experts_of(i).value_or(static_cast<std::int64_t>(top_k)));
+                        // Expected distinct experts when each of `rows` tokens routes to top_k of e.
+                        matrices = e * (1.0 - std::pow(1.0 - top_k / e, rows));
+                        row_factor = rows * top_k;
+                    }
+                    gc.weight_bytes += per_matrix * matrices;
+                    gc.flops += 2.0 * k * nn * row_factor;
+                    std::string peak_key(p.activation && is_quantized(*p.activation) ? p.activation->name() : p.weight->name());
+                    if (n.compute && n.compute->kind.id == schema::ComputeId::tensor_core && peaks.contains(peak_key))
+                        compute_peak[n.group] = std::max(compute_peak[n.group], peaks[peak_key].get<double>() * 1e12);
+                    else if (n.compute && n.compute->kind.id == schema::ComputeId::tensor_core && peaks.contains(std::string(p.weight->name())))
+                        compute_peak[n.group] = std::max(compute_peak[n.group], peaks[std::string(p.weight->name())].get<double>() * 1e12);
+                    break;
                 }
-                gc.weight_bytes += per_matrix * matrices;
-                gc.flops += 2.0 * k * nn * row_factor;
-                std::string peak_key(p.activation && is_quantized(*p.activation) ? p.activation->name() : p.weight->name());
-                if (n.compute && n.compute->kind.id == schema::ComputeId::tensor_core && peaks.contains(peak_key))
-                    compute_peak[n.group] = std::max(compute_peak[n.group], peaks[peak_key].get<double>() * 1e12);
-                else if (n.compute && n.compute->kind.id == schema::ComputeId::tensor_core && peaks.contains(std::string(p.weight->name())))
-                    compute_peak[n.group] = std::max(compute_peak[n.group], peaks[std::string(p.weight->name())].get<double>() * 1e12);
             }
         }
         // Activations that cross between kernels: reads here, writes once per tensor.
@@ -198,7 +238,7 @@ Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& 
     for (std::size_t g = 0; g < groups.size(); ++g) {
         GroupCost& gc = groups[g];
         const schema::Group& group = b.groups[g];
-        double bytes = gc.weight_bytes + gc.activation_bytes + gc.state_bytes;
+        double bytes = gc.weight_bytes + (r.activations_on_chip ? 0.0 : gc.activation_bytes) + gc.state_bytes;
         double memory_us = bytes / bandwidth * 1e6, compute_us = gc.flops / compute_peak[g] * 1e6;
         if (group.where.id == schema::WhereId::host) {
             gc.time_us = memory_us;
@@ -249,6 +289,15 @@ std::string cost_text(const CostReport& r, std::size_t top_groups) {
     std::snprintf(line, sizeof line, "  roofline step time %.1f us over %zu groups -> %.1f tokens/s\n", r.total.time_us, r.groups.size(),
                   r.tokens_per_s);
     out += line;
+    if (r.compute_tops > 0) {
+        std::snprintf(line, sizeof line, "  PE array %.1f TOPS; persistent state reserved %s; most live activation %s (before %s)%s\n",
+                      r.compute_tops, mb(static_cast<double>(r.reserved_bytes)).c_str(), mb(static_cast<double>(r.largest_live_bytes)).c_str(),
+                      r.largest_live_at.c_str(),
+                      !r.ocm_bytes            ? ""
+                      : r.activations_on_chip ? (" within the " + mb(static_cast<double>(*r.ocm_bytes)) + " OCM: activations cost no DDR time").c_str()
+                                              : (" OVER the " + mb(static_cast<double>(*r.ocm_bytes)) + " OCM: activations go through DDR").c_str());
+        out += line;
+    }
     out += "\ntime by kernel family\n";
     for (const auto& [family, us] : r.time_by_family) {
         std::snprintf(line, sizeof line, "  %-28s %10.1f us  %5.1f%%\n", family.c_str(), us, 100.0 * us / r.total.time_us);
@@ -277,6 +326,12 @@ std::string cost_json(const CostReport& r) {
     o["arm"] = {{"mode", r.mode}, {"rows", r.rows}};
     o["context"] = r.context;
     o["memory_bandwidth_gbps"] = r.bandwidth_gbps;
+    if (r.compute_tops > 0) {
+        o["compute_tops"] = r.compute_tops;
+        o["ocm_bytes"] = r.ocm_bytes ? Json(*r.ocm_bytes) : Json(nullptr);
+    }
+    o["reserved_state_bytes"] = r.reserved_bytes;
+    o["largest_live_activation_bytes"] = r.largest_live_bytes;
     o["step"] = {{"weight_bytes", r.total.weight_bytes}, {"activation_bytes", r.total.activation_bytes},
                  {"state_bytes", r.total.state_bytes},   {"flops", r.total.flops},
                  {"time_us", r.total.time_us},           {"tokens_per_s", r.tokens_per_s}};

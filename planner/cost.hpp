@@ -35,6 +35,12 @@ struct CostReport {
     std::string mode;
     std::int64_t rows = 1, context = 0;
     double bandwidth_gbps = 0;
+    double compute_tops = 0;                  // a GPNPU's PE array (0: a GPU, costed per format)
+    std::optional<std::int64_t> ocm_bytes;    // a GPNPU's on-chip memory
+    std::int64_t reserved_bytes = 0;          // persistent state the plan reserves (KV cache)
+    std::int64_t largest_live_bytes = 0;      // activations live at once, at their peak
+    std::string largest_live_at;
+    bool activations_on_chip = false;         // they fit the OCM: not charged to DDR
     std::vector<GroupCost> groups;
     GroupCost total;
     double tokens_per_s = 0;

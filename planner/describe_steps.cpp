@@ -3,7 +3,9 @@
 // follow from its formats and compute: on a tensor core the weight is widened to the MMA's
 // operand format (the target's `mma` table), on CUDA cores to the activation's; a quantized
 // weight needs a scale. Other ops say what their architecture entry says ("compute f32" by
-// default); `{activation}`-style placeholders name the node's formats.
+// default); `{activation}`-style placeholders name the node's formats. A kernel table row's own
+// `steps` come first (a GPNPU op says what its custom op does), then, for a projection, its
+// kernel instance's, then an inserted node's (a recipe's smoothing steps).
 #include "planner/passes.hpp"
 
 namespace kbp::planner {
@@ -17,7 +19,11 @@ Status describe_steps(Ir& ir) {
         extra["weight"] = p.weight ? std::string(p.weight->name()) : "";
         std::vector<std::string> steps;
         const Json* spec = n.spec;
-        if (spec && spec->contains("steps")) {
+        const Json* instance = n.weighted && n.node.kernel ? ir.kernel_instance(*n.node.kernel) : nullptr;
+        const Json* own = n.steps_spec ? n.steps_spec : instance && instance->contains("steps") ? &(*instance)["steps"] : nullptr;
+        if (own && own->is_array()) {
+            for (const auto& s : *own) steps.push_back(ir.fill(s.is_string() ? s.get<std::string>() : s.dump(), extra));
+        } else if (spec && spec->contains("steps")) {
             for (const auto& s : (*spec)["steps"]) steps.push_back(ir.fill(s.get<std::string>(), extra));
         } else if (n.weighted) {
             if (spec && spec->contains("steps_prefix"))

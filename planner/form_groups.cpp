@@ -72,7 +72,14 @@ Status form_groups(Ir& ir) {
             for (std::size_t k = 0; k < count; ++k) {
                 IrNode& n = ir.nodes[i + k];
                 const Json& spec = members.is_array() ? members.at(k) : members;
-                if (auto s = apply_assignment(ir, n, spec, nullptr); !s) return s;
+                // A member kernel that a kernel file defines brings its family and compute along
+                // (the spec's own family / compute, if any, still win).
+                const Json* instances = nullptr;
+                const DataFile* defining = nullptr;
+                if (auto kernel = spec.find("kernel"); kernel != spec.end() && kernel->is_string() &&
+                                                      ir.kernel_instance(kernel->get<std::string>(), &defining))
+                    instances = &defining->json["instances"];
+                if (auto s = apply_assignment(ir, n, spec, instances); !s) return s;
                 n.why.fusion = won->file->origin + ": /rules/" + std::to_string(won->index) + " " + g.rule + " (" +
                                rule.value("about", "") + ")";
                 n.why.beaten = beaten;

@@ -1,5 +1,6 @@
 // insert_quant: where a reader needs its activation in a quantized format (fp8/token,
-// nvfp4/g16, ...) and the producer writes a float tensor, an act_quant node is inserted right
+// nvfp4/g16, int8/static, ...) and the producer writes a real-valued tensor (a float, or
+// FixedPoint32 on a GPNPU), an act_quant node is inserted right
 // before the first such reader, named after the tensor ("xn" -> "xn_quant"), marked
 // `inserted`; later readers wanting the same format share it. Its output edge carries
 // requant {from, to, at: producer}. An integer tensor (routing ids) read by a quantized op is
@@ -19,12 +20,15 @@ Status insert_quant(Ir& ir) {
         IrNode n = std::move(ir.nodes[i]);
         for (auto& ref : n.inputs) ref.node = new_index[ref.node];
         const auto& activation = n.node.precision.activation;
-        if (n.weighted && activation && is_quantized(*activation)) {
+        // A projection reads its quantized activation; another op (the GPNPU's attention reading
+        // int8 Q, K and V) does when its activation is an integer format, not FixedPoint32.
+        const bool reads_quantized = activation && is_quantized(*activation) && (n.weighted || !is_real_valued(*activation));
+        if (reads_quantized) {
             for (std::size_t k = 0; k < n.inputs.size(); ++k) {
                 TensorRef& ref = n.inputs[k];
                 const IrTensor& t = out[ref.node].outputs[ref.slot];
                 if (t.format == *activation) continue;
-                if (!is_float(t.format)) {
+                if (!is_real_valued(t.format)) {
                     n.requant_at_reader[k] = true;
                     continue;
                 }
@@ -34,20 +38,7 @@ Status insert_quant(Ir& ir) {
                     continue;
                 }
                 std::string tensor = t.id.substr(t.id.rfind('.') + 1);
-                IrNode q;
-                q.local = n.block + "." + tensor + "_quant";
-                q.block = n.block;
-                q.attn = n.attn;
-                q.slot = n.slot;
-                q.node.id = n.node.block + "." + tensor + "_quant";
-                q.node.layer = n.node.layer;
-                q.node.block = n.node.block;
-                q.node.block_type = n.node.block_type;
-                q.node.kind = n.node.kind;
-                q.node.op = schema::Op::parse("act_quant");
-                q.node.inserted = true;
-                q.node.numerics = n.node.numerics;
-                q.node.where = n.node.where;
+                IrNode q = inserted_node(n, tensor + "_quant", "act_quant");
                 q.node.precision.activation = t.format;
                 q.node.precision.output = std::vector<schema::Format>{*activation};
                 q.inputs = {ref};
@@ -59,7 +50,7 @@ Status insert_quant(Ir& ir) {
                 qt.format = *activation;
                 q.outputs = {qt};
                 q.why.inserted_for = n.node.id + " reads " + std::string(activation->name()) + ", " + t.id + " is " +
-                                     std::string(t.format.name());
+                                     std::string(schema::format_doc_name(t.format));
                 int qi = static_cast<int>(out.size());
                 out.push_back(std::move(q));
                 quantized[key] = qi;

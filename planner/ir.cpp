@@ -1,6 +1,9 @@
 #include "planner/ir.hpp"
 
+#include <charconv>
 #include <regex>
+
+#include "planner/expr.hpp"
 
 namespace kbp::planner {
 
@@ -25,7 +28,10 @@ std::string Ir::fill(std::string text, const std::map<std::string, std::string>&
         }
         out += text.substr(i, open - i);
         std::string key = text.substr(open + 1, close - open - 1);
-        if (auto it = extra.find(key); it != extra.end()) out += it->second;
+        if (!key.empty() && key[0] == '=') {
+            auto v = eval(std::string_view(key).substr(1));
+            out += v ? std::to_string(*v) : text.substr(open, close - open + 1);
+        } else if (auto it = extra.find(key); it != extra.end()) out += it->second;
         else if (auto s = settings.find(key); s != settings.end()) out += s->second;
         else if (auto v = symbol(key)) out += std::to_string(*v);
         else if (auto i = target_instruction(key)) out += *i;
@@ -33,6 +39,30 @@ std::string Ir::fill(std::string text, const std::map<std::string, std::string>&
         i = close + 1;
     }
     return out;
+}
+
+Result<std::int64_t> Ir::eval(std::string_view expr) const {
+    return eval_expr(expr, [&](std::string_view name) -> std::optional<std::int64_t> {
+        if (auto v = symbol(name)) return v;
+        auto s = settings.find(std::string(name));
+        if (s == settings.end()) return std::nullopt;
+        std::int64_t v = 0;
+        auto [end, ec] = std::from_chars(s->second.data(), s->second.data() + s->second.size(), v);
+        if (ec != std::errc{} || end != s->second.data() + s->second.size()) return std::nullopt;
+        return v;
+    });
+}
+
+const Json* Ir::kernel_instance(const std::string& kernel, const DataFile** file) const {
+    for (const DataFile* f : kernels) {
+        auto instances = f->json.find("instances");
+        if (instances == f->json.end() || !instances->is_object()) continue;
+        auto it = instances->find(kernel);
+        if (it == instances->end()) continue;
+        if (file) *file = f;
+        return &*it;
+    }
+    return nullptr;
 }
 
 std::optional<std::string> Ir::target_instruction(const std::string& key) const {
@@ -65,6 +95,26 @@ bool is_float(const schema::Format& f) {
     using schema::FormatId;
     return f.id == FormatId::bf16 || f.id == FormatId::f16 || f.id == FormatId::f32;
 }
+
+IrNode inserted_node(const IrNode& reader, const std::string& name, std::string_view op) {
+    IrNode q;
+    q.local = reader.block + "." + name;
+    q.block = reader.block;
+    q.attn = reader.attn;
+    q.slot = reader.slot;
+    q.node.id = reader.node.block + "." + name;
+    q.node.layer = reader.node.layer;
+    q.node.block = reader.node.block;
+    q.node.block_type = reader.node.block_type;
+    q.node.kind = reader.node.kind;
+    q.node.op = schema::Op::parse(op);
+    q.node.inserted = true;
+    q.node.numerics = reader.node.numerics;
+    q.node.where = reader.node.where;
+    return q;
+}
+
+bool is_real_valued(const schema::Format& f) { return is_float(f) || f.id == schema::FormatId::fx32; }
 
 std::string role_of(const schema::Op& op) {
     if (op.kind.id == schema::OpId::linear) return op.role;

@@ -34,6 +34,14 @@ struct IrTensor {
     bool in_kernel = false;  // never leaves its kernel (no bytes per token)
 };
 
+// A calibrated range of one tensor (ranges.hpp): the whole tensor, and optionally its parts
+// when one op packs several members into it (gate|up).
+struct TensorRange {
+    double min = 0, max = 0;
+    std::vector<std::pair<double, double>> parts;
+    std::string where;  // "ranges.json: /tensors/l3.mlp.f"
+};
+
 // Why a node is what it is: the data that decided it (printed by `kbp why`).
 struct Decision {
     std::string recipe;              // "recipes/x.json entries[3]: {"match": ...}"
@@ -41,7 +49,8 @@ struct Decision {
     const Json* kernel_row_json = nullptr;  // the row itself (printed by `kbp why`)
     std::string fusion;              // "fusion/x.json rules[4] glm_...: ..."
     std::vector<std::string> beaten;  // rules that also matched here but come later
-    std::string inserted_for;        // act_quant: the reader that needed it
+    std::string inserted_for;        // act_quant / smooth_mul: the reader that needed it
+    std::vector<std::string> fraction_bits;  // how each FixedPoint32 F and template argument followed
 };
 
 struct IrNode {
@@ -55,6 +64,8 @@ struct IrNode {
     std::vector<TensorRef> inputs;
     std::vector<IrTensor> outputs;
     std::vector<bool> requant_at_reader;  // per input: the reader re-quantizes it
+    const Json* fraction_rule = nullptr;  // how its fx32 outputs get F (kernel row or fusion member)
+    const Json* steps_spec = nullptr;     // the kernel row's or instance's own steps, if any
     std::string kernel_rule;  // the solo group rule from the kernel table
     std::vector<std::string> kernel_launches;  // a kernel-less row's launches (several kernels)
     Decision why;
@@ -68,6 +79,8 @@ struct Ir {
     const DataFile* recipe = nullptr;
     std::vector<const DataFile*> recipe_parts;
     const DataFile* target = nullptr;
+    const DataFile* ranges = nullptr;  // --ranges
+    std::map<std::string, TensorRange> tensor_ranges;  // by tensor id
     std::vector<const DataFile*> kernels;
     std::vector<const DataFile*> fusion;
     std::vector<const DataFile*> explain;
@@ -82,13 +95,25 @@ struct Ir {
     std::optional<std::int64_t> symbol(std::string_view name) const;
     // The target's name for an instruction ("mma_fp8" -> "wgmma.mma_async.m64n256k32.e4m3").
     std::optional<std::string> target_instruction(const std::string& key) const;
-    // "{kv_cache_dtype}"-style placeholders from settings and symbols, plus `extra`.
+    // "{kv_cache_dtype}"-style placeholders from settings and symbols, plus `extra`; "{=expr}"
+    // is an integer expression over symbols and integer settings ("{=kv_heads*head_dim}").
     std::string fill(std::string text, const std::map<std::string, std::string>& extra = {}) const;
+    // The value of an integer expression over symbols and integer-valued settings.
+    Result<std::int64_t> eval(std::string_view expr) const;
+    // The kernel instance (family, compute, template, steps) named `kernel` in the target's
+    // kernel files, with the file that defines it; nullptr when none does.
+    const Json* kernel_instance(const std::string& kernel, const DataFile** file = nullptr) const;
 };
 
 // Bytes of formats: which formats are quantized (need an act_quant from a float producer).
 bool is_quantized(const schema::Format& f);
 bool is_float(const schema::Format& f);
+// A real-valued activation an act_quant can quantize: a float, or FixedPoint32.
+bool is_real_valued(const schema::Format& f);
+
+// A node the planner inserts into `reader`'s block right before it (a quantization point):
+// "<block>.<name>", marked inserted, with the block, layer, kind and place of the reader.
+IrNode inserted_node(const IrNode& reader, const std::string& name, std::string_view op);
 
 // "linear:q" -> "q", "expert_gate_up" -> "gate_up", else the op's name.
 std::string role_of(const schema::Op& op);

@@ -11,10 +11,13 @@ namespace kbp::planner {
 Status resolve_inputs(Ir& ir, Catalog& catalog);
 Status expand_layers(Ir& ir);
 Status assign_precision(Ir& ir);
+Status insert_smoothing(Ir& ir);
 Status insert_quant(Ir& ir);
 Status choose_kernels(Ir& ir);
 Status form_groups(Ir& ir);
+Status assign_fraction_bits(Ir& ir);
 Status describe_steps(Ir& ir);
+Status check_budgets(Ir& ir);
 Result<schema::Blueprint> build_blueprint(const Ir& ir);
 
 // Shared by choose_kernels and form_groups: the placeholders a rule name or knob may use
@@ -23,7 +26,9 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir);
 // A table row's or rule's conditions: a glob on one of the node's formats ("weight",
 // "activation"; absent = any), and the arm's rows range and arm names ("rows", "arms").
 bool format_matches(const Json& row, const char* key, const std::optional<schema::Format>& f);
+// Also "settings": {"proj_mode": "packed"}: every named setting has that value (settings_match).
 bool step_matches(const Json& row, const Ir& ir);
+bool settings_match(const Json& conditions, const Ir& ir);
 std::map<std::string, std::string> placeholders(const Ir& ir, const IrNode& n);
 Json fill_json(const Ir& ir, const Json& v, const std::map<std::string, std::string>& extra);
 schema::JsonValue to_value(const Json& v);

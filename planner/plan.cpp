@@ -29,7 +29,8 @@ Result<Ir> run(const PlanRequest& request) {
     for (auto pass : {resolve_inputs}) {
         if (auto s = pass(ir, *catalog); !s) return s.error();
     }
-    for (auto pass : {expand_layers, assign_precision, insert_quant, choose_kernels, form_groups, describe_steps})
+    for (auto pass : {expand_layers, assign_precision, insert_smoothing, insert_quant, choose_kernels, form_groups, assign_fraction_bits,
+                      describe_steps, check_budgets})
         if (auto s = pass(ir); !s) return s.error();
     // The catalog owns the data files the Ir points at: keep it alive with the Ir.
     ir.catalog = std::make_shared<Catalog>(std::move(*catalog));
@@ -62,6 +63,10 @@ Result<std::string> why_node(const PlanRequest& request, const std::string& node
         out += "  kernel row:  " + n.why.kernel_row + (n.why.kernel_row_json ? " " + n.why.kernel_row_json->dump() : "") + "\n";
         out += "  fusion:      " + n.why.fusion + "\n";
         for (const auto& b : n.why.beaten) out += "    beat:      " + b + "\n";
+        if (!n.why.fraction_bits.empty()) {
+            out += "  fixed point: " + n.why.fraction_bits.front() + "\n";
+            for (std::size_t k = 1; k < n.why.fraction_bits.size(); ++k) out += "               " + n.why.fraction_bits[k] + "\n";
+        }
         return out;
     }
     return make_error(ErrorCode::invalid_input, node_id, "no node of that id in the plan");

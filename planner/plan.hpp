@@ -5,10 +5,13 @@
 //   resolve_inputs   config, architecture, recipe, target, settings, symbols, arm rows
 //   expand_layers    prologue + one block per layer slot + epilogue, tensors wired
 //   assign_precision recipe entries -> weight / activation formats of weighted ops
+//   insert_smoothing SmoothQuant multiplies before the projections a recipe smooths (GPNPU)
 //   insert_quant     act_quant nodes where a reader needs a quantized activation
 //   choose_kernels   the kernel table row for every node at the arm's rows
 //   form_groups      fusion rules over consecutive nodes; the rest are groups of one
+//   fraction_bits    FixedPoint32 fractional bits and custom-op template arguments from ranges
 //   describe_steps   each node's arithmetic as steps ("weight nvfp4/g16->bf16", "mma bf16*bf16")
+//   check_budgets    memory a target reserves (the GPNPU's persistent KV cache) against its limit
 //   build_blueprint  edges with dims and bytes, groups, collapsed form, explain, provenance
 #pragma once
 
@@ -30,6 +33,7 @@ struct PlanRequest {
     std::optional<std::int64_t> rows;
     std::optional<std::string> target;  // name or path; default: the config's, else the recipe's
     std::optional<std::string> recipe;  // name or path; default: the config's, else the architecture's
+    std::optional<std::string> ranges;  // calibrated ranges (kbp-ranges/v1) for FixedPoint32 formats
     std::vector<std::pair<std::string, std::string>> settings;  // --set key=value
     std::optional<std::string> catalog_dir;
     std::string command;  // the command line, for provenance

@@ -5,8 +5,11 @@
 // arm's rows are checked against the arm's range.
 #include <algorithm>
 
+#include <charconv>
+
 #include "planner/expr.hpp"
 #include "planner/passes.hpp"
+#include "planner/ranges.hpp"
 #include "planner/sha256.hpp"
 #include "schema/file_io.hpp"
 
@@ -32,6 +35,29 @@ bool applies(const Json& file, const std::string& architecture, const std::strin
     };
     return contains(a->value("architectures", Json::array({architecture})), architecture) &&
            contains(a->value("targets", Json::array({target})), target);
+}
+
+// A setting's value against the recipe's `setting_types` entry: {"one_of": [...]} or
+// {"integer": [lo, hi]}. Returns what is wrong, or "".
+std::string setting_problem(const Json& type, const std::string& value) {
+    if (auto one_of = type.find("one_of"); one_of != type.end() && one_of->is_array()) {
+        std::string names;
+        for (const auto& v : *one_of) {
+            if (v.is_string() && v.get<std::string>() == value) return "";
+            names += (names.empty() ? "" : ", ") + (v.is_string() ? v.get<std::string>() : v.dump());
+        }
+        return "'" + value + "' is not one of " + names;
+    }
+    if (auto range = type.find("integer"); range != type.end() && range->is_array() && range->size() == 2) {
+        std::int64_t v = 0;
+        auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+        std::string span = (*range)[0].dump() + "-" + (*range)[1].dump();
+        if (ec != std::errc{} || end != value.data() + value.size() || value.empty())
+            return "'" + value + "' is not a whole number (" + span + ")";
+        if (v < (*range)[0].get<std::int64_t>() || v > (*range)[1].get<std::int64_t>()) return value + " is outside " + span;
+        return "";
+    }
+    return "";
 }
 
 }  // namespace
@@ -116,6 +142,18 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
             ir.warnings.push_back("--set " + k + ": recipe '" + ir.recipe->name + "' has no setting '" + k + "' (added)");
         ir.settings[k] = v;
     }
+    // Typed settings: a knob with a wrong value is refused where it was given.
+    const Json setting_types = ir.recipe->json.value("setting_types", Json::object());
+    for (const auto& [k, type] : setting_types.items()) {
+        auto it = ir.settings.find(k);
+        if (it == ir.settings.end() || !type.is_object()) continue;
+        std::string problem = setting_problem(type, it->second);
+        if (problem.empty()) continue;
+        bool from_flag = std::any_of(req.settings.begin(), req.settings.end(), [&](const auto& kv) { return kv.first == k; });
+        std::string about = type.value("about", "");
+        return make_error(ErrorCode::invalid_input, from_flag ? "--set " + k : ir.recipe->origin + ": /settings/" + k,
+                          problem + (about.empty() ? "" : " (" + k + ": " + about + ")"));
+    }
 
     // Symbols from the config's numbers.
     auto config_number = [&](std::string_view key) -> std::optional<std::int64_t> {
@@ -142,6 +180,16 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
         ir.symbols.push_back({name, *v});
     }
 
+    // Calibrated ranges for FixedPoint32 formats.
+    if (req.ranges) {
+        auto ranges = catalog.file("ranges", *req.ranges);
+        if (!ranges) return ranges.error();
+        ir.ranges = *ranges;
+        auto parsed = read_ranges(*ir.ranges);
+        if (!parsed) return parsed.error();
+        ir.tensor_ranges = std::move(*parsed);
+    }
+
     // The arm.
     const ArmSpec* arm = nullptr;
     for (const auto& a : arm_specs())
@@ -156,6 +204,15 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
         return make_error(ErrorCode::usage, "--rows", std::to_string(rows) + " is outside the " + req.arm + " arm's range " +
                                                           std::to_string(arm->min_rows) + "-" + std::to_string(arm->max_rows));
     ir.rows = rows;
+    if (auto arms = ir.target->json.find("arms"); arms != ir.target->json.end() && arms->is_array()) {
+        bool served = std::any_of(arms->begin(), arms->end(), [&](const Json& a) { return a == req.arm; });
+        if (!served) {
+            std::string names;
+            for (const auto& a : *arms) names += (names.empty() ? "" : ", ") + (a.is_string() ? a.get<std::string>() : a.dump());
+            return unsupported("--arm", "target '" + target_id + "' plans the " + names + " arm only (" +
+                                            ir.target->json.value("arms_about", std::string("its kernels serve no other")) + ")");
+        }
+    }
     return Ok{};
 }
 

@@ -24,7 +24,8 @@ std::optional<std::int64_t> row_bytes(const Format& format, std::int64_t d) {
         case FormatId::int8_channel: return d;  // the per-channel scales belong to the weight
         case FormatId::nvfp4_g16: return ceil_div(d, 2) + ceil_div(d, 16) + 4;
         case FormatId::mxfp4_g32: return ceil_div(d, 2) + ceil_div(d, 32);
-        case FormatId::int4_b128: return ceil_div(d, 2) + 4 * ceil_div(d, 128);  // f16 scale + zero
+        // MatMulNBits: an f32 scale per block of 128, 4-bit zero points packed two per byte.
+        case FormatId::int4_b128: return ceil_div(d, 2) + 4 * ceil_div(d, 128) + ceil_div(ceil_div(d, 128), 2);
         case FormatId::unknown: return std::nullopt;
     }
     return std::nullopt;

@@ -36,6 +36,8 @@ public:
     bool is_object() const { return std::holds_alternative<JsonObject>(value_); }
     bool is_array() const { return std::holds_alternative<JsonArray>(value_); }
     bool is_string() const { return std::holds_alternative<std::string>(value_); }
+    bool is_integer() const { return std::holds_alternative<std::int64_t>(value_); }
+    std::int64_t integer() const { return std::get<std::int64_t>(value_); }
 
     const JsonObject& object() const { return std::get<JsonObject>(value_); }
     JsonObject& object() { return std::get<JsonObject>(value_); }

@@ -26,7 +26,7 @@ enum class FormatId : std::uint8_t {
     fp8_tensor,   // "fp8/tensor": E4M3 with one f32 scale per tensor
     nvfp4_g16,    // "nvfp4/g16": E2M1 codes, an E4M3 scale per 16, an f32 global scale
     mxfp4_g32,    // "mxfp4/g32": E2M1 codes, an E8M0 scale per 32
-    int4_b128,    // "int4/b128": asymmetric int4, an f16 scale and zero point per 128
+    int4_b128,    // "int4/b128": asymmetric int4, an f32 scale and a 4-bit zero point per 128
     int8_token,   // "int8/token": int8 with one f32 scale per row
     int8_channel, // "int8/channel": int8 with one f32 scale per output channel
     int8_static,  // "int8/static": int8 with a calibrated scale fixed at compile time

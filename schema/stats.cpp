@@ -74,11 +74,19 @@ Stats compute_stats(const Blueprint& b) {
         ++ops[n.op.name()];
         ++families[n.family];
         ++computes[n.compute ? n.compute->name() : "(none)"];
-        if (n.inserted && n.op.kind.id == OpId::act_quant) {
+        if (n.inserted && (n.op.kind.id == OpId::act_quant || n.op.kind.id == OpId::smooth_mul)) {
             ++s.quant_points;
-            std::string from = n.precision.activation ? std::string(n.precision.activation->name()) : "?";
-            std::string to = n.precision.output ? formats_name(*n.precision.output) : "?";
-            ++quant[from + " -> " + to];
+            // FixedPoint32 formats differ tensor by tensor: tally them as one ("fx32").
+            std::string from = n.precision.activation ? std::string(format_doc_name(*n.precision.activation)) : "?";
+            std::string to = "?";
+            if (n.precision.output && !n.precision.output->empty()) {
+                to.clear();
+                for (const auto& f : *n.precision.output) to += (to.empty() ? "" : ",") + std::string(format_doc_name(f));
+            }
+            std::string what = n.op.kind.id == OpId::smooth_mul
+                                   ? "smoothing x " + (n.precision.weight ? std::string(n.precision.weight->name()) : std::string("?")) + ": "
+                                   : "";
+            ++quant[what + from + " -> " + to];
         }
         if (n.state)
             for (const auto& role : *n.state) {
@@ -87,10 +95,24 @@ Stats compute_stats(const Blueprint& b) {
                 if (layers.empty() || layers.back() != layer) layers.push_back(layer);
             }
     }
+    std::map<std::string, std::pair<std::int64_t, std::map<std::string, int>>> custom;  // kernel -> launches, signatures
     for (const auto& g : b.groups) {
         ++rules[g.rule];
         (g.where.id == WhereId::host ? s.host_groups : s.device_groups)++;
+        std::map<std::string, std::string> seen;  // kernel -> signature, once per launch
+        for (auto k : g.nodes)
+            if (k >= 0 && static_cast<std::size_t>(k) < b.nodes.size()) {
+                const Node& n = b.nodes[k];
+                if (n.kernel && n.template_args) seen.emplace(*n.kernel, kernel_signature(*n.kernel, *n.template_args));
+            }
+        for (const auto& [kernel, signature] : seen) {
+            ++custom[kernel].first;
+            ++custom[kernel].second[signature];
+        }
     }
+    for (const auto& [kernel, use] : custom)
+        s.custom_ops.push_back({kernel, use.first, static_cast<std::int64_t>(use.second.size())});
+    s.memory = compute_memory(b);
     std::map<std::string, FormatTraffic> traffic;
     for (const auto& e : b.edges) {
         auto& t = traffic[std::string(e.format.name())];
@@ -162,6 +184,17 @@ std::string stats_text(const Stats& s) {
                    ranges_text(u.layers) + "\n";
         }
     }
+    if (!s.custom_ops.empty()) {
+        out += "\ncustom ops (" + std::to_string(s.custom_ops.size()) + " templated kernels)\n";
+        std::size_t width = 0;
+        for (const auto& c : s.custom_ops) width = std::max(width, c.kernel.size());
+        for (const auto& c : s.custom_ops) {
+            std::string k = c.kernel;
+            k.resize(width, ' ');
+            out += "  " + k + "  " + with_commas(c.launches) + " launches, " + with_commas(c.signatures) + " signatures\n";
+        }
+    }
+    out += memory_text(s.memory);
     return out;
 }
 
@@ -198,6 +231,24 @@ std::string stats_json(const Stats& s) {
     J state = J::object();
     for (const auto& u : s.state_roles) state[u.role] = u.layers;
     o["state_roles"] = std::move(state);
+    J custom = J::object();
+    for (const auto& c : s.custom_ops) custom[c.kernel] = {{"launches", c.launches}, {"signatures", c.signatures}};
+    o["custom_ops"] = std::move(custom);
+    const auto& m = s.memory;
+    J weights = J::object();
+    for (const auto& [f, bytes] : m.weights_by_format) weights[f] = bytes;
+    J reserved = J::array();
+    for (const auto& [layer, bytes] : m.reserved_by_layer) reserved.push_back({{"layer", layer < 0 ? J(nullptr) : J(layer)}, {"bytes", bytes}});
+    o["memory"] = {{"weight_bytes", m.weight_bytes},
+                   {"weights_by_format", std::move(weights)},
+                   {"weights_unsized", m.weights_unsized},
+                   {"reserved_bytes", m.reserved_bytes},
+                   {"reserved_by_layer", std::move(reserved)},
+                   {"largest_tensor", m.largest_tensor},
+                   {"largest_tensor_bytes", m.largest_tensor_bytes},
+                   {"largest_live_bytes", m.largest_live_bytes},
+                   {"largest_live_at", m.largest_live_at},
+                   {"unknown_fixed_point", m.unknown_fixed_point}};
     return o.dump(2) + "\n";
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "schema/blueprint.hpp"
+#include "schema/memory.hpp"
 
 namespace kbp::schema {
 
@@ -33,13 +34,20 @@ struct Stats {
     Tally layers_by_kind, layers_by_template;
     Tally nodes_by_op, nodes_by_family, nodes_by_compute;
     Tally groups_by_rule;
-    std::int64_t quant_points = 0;  // inserted act_quant nodes
+    std::int64_t quant_points = 0;  // inserted act_quant and smooth_mul nodes
     Tally quant_points_by_format;   // "bf16 -> fp8/token"
     std::int64_t requant_edges = 0;
     std::vector<FormatTraffic> edges_by_format;
     std::int64_t bytes_between_kernels = 0;  // per token, fused edges excluded
     std::int64_t fused_edges = 0;
     std::vector<StateUse> state_roles;
+    // Templated kernels (GPNPU custom ops): launches and distinct signatures per kernel.
+    struct CustomOp {
+        std::string kernel;
+        std::int64_t launches = 0, signatures = 0;
+    };
+    std::vector<CustomOp> custom_ops;
+    MemoryReport memory;
 };
 
 Stats compute_stats(const Blueprint& b);

@@ -1,0 +1,64 @@
+// check_budgets: memory the target must reserve for the plan, against what the settings give
+// it. A kernel file's `budgets` name a knob of the nodes' points that counts reserved bytes
+// (the GPNPU attention op's `reserved_ext`: seq_len positions x kv_heads x head_dim x K and V,
+// int8) and the limit (`kv_persist_mb`). A plan that needs more than the limit is refused, with
+// by how much: the compiled kernel would overrun its persistent DDR region.
+#include <cstdio>
+
+#include "planner/passes.hpp"
+
+namespace kbp::planner {
+namespace {
+
+std::string with_commas(std::int64_t v) {
+    std::string digits = std::to_string(v), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string mib(std::int64_t bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / 1048576.0);
+    return buf;
+}
+
+}  // namespace
+
+Status check_budgets(Ir& ir) {
+    for (const DataFile* f : ir.kernels) {
+        const Json budgets = f->json.value("budgets", Json::array());
+        for (std::size_t b = 0; b < budgets.size(); ++b) {
+            const Json& budget = budgets[b];
+            const std::string where = f->origin + ": /budgets/" + std::to_string(b);
+            if (!budget.is_object() || !budget.contains("point") || !budget.contains("limit_bytes"))
+                return make_error(ErrorCode::invalid_input, where, "a budget is {\"name\", \"point\", \"limit_bytes\", \"setting\"}");
+            const std::string knob = budget["point"].is_string() ? budget["point"].get<std::string>() : "";
+            std::int64_t total = 0, users = 0, each = 0;
+            for (const auto& n : ir.nodes) {
+                const auto* v = n.node.point.find(knob);
+                if (!v || !v->is_integer()) continue;
+                total += v->integer();
+                each = v->integer();
+                ++users;
+            }
+            if (users == 0) continue;
+            std::string limit_text = ir.fill(budget["limit_bytes"].is_string() ? budget["limit_bytes"].get<std::string>() : budget["limit_bytes"].dump());
+            auto limit = ir.eval(limit_text);
+            if (!limit) return make_error(ErrorCode::invalid_input, where + "/limit_bytes", limit.error().message);
+            if (total <= *limit) continue;
+            const std::string setting = budget.value("setting", std::string());
+            const std::string name = budget.value("name", knob);
+            auto it = ir.settings.find(setting);
+            return make_error(ErrorCode::invalid_input, "--set " + setting,
+                              "the " + name + " needs " + with_commas(total) + " B (" + std::to_string(users) + " x " + with_commas(each) +
+                                  " B, " + mib(total) + "); " + setting + "=" + (it == ir.settings.end() ? "?" : it->second) + " gives " +
+                                  with_commas(*limit) + " B: " + with_commas(total - *limit) + " B (" + mib(total - *limit) + ") short");
+        }
+    }
+    return Ok{};
+}
+
+}  // namespace kbp::planner

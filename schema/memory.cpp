@@ -1,0 +1,168 @@
+#include "schema/memory.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "schema/bytes.hpp"
+
+namespace kbp::schema {
+namespace {
+
+std::string with_commas(std::int64_t v) {
+    std::string digits = std::to_string(v), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string megabytes(std::int64_t bytes) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(bytes) / 1e6);
+    return buf;
+}
+
+bool has_unknown(const Node& n) {
+    auto unknown = [](const std::optional<Format>& f) { return f && f->id == FormatId::fx32 && fx32_fraction_bits(*f) < 0; };
+    if (unknown(n.precision.weight) || unknown(n.precision.activation)) return true;
+    if (n.precision.output)
+        for (const auto& f : *n.precision.output)
+            if (unknown(f)) return true;
+    if (n.template_args)
+        for (const auto& a : *n.template_args)
+            if (!a.value) return true;
+    return false;
+}
+
+}  // namespace
+
+WeightUse weight_use(const Blueprint& b, const Node& n, const Edge* in, const Edge* out) {
+    WeightUse w;
+    if (!n.precision.weight) return w;
+    const Format& f = *n.precision.weight;
+    w.k = in ? in->dim_value : (out ? out->dim_value : 0);
+    w.n = out ? out->dim_value : w.k;
+    switch (n.op.kind.id) {
+        case OpId::embed: {
+            w.kind = WeightKind::table;
+            w.n = out ? out->dim_value : 0;
+            w.matrices = b.symbol("vocab").value_or(0);
+            w.bytes_per_matrix = row_bytes(f, w.n).value_or(0);
+            w.stored_bytes = w.matrices * w.bytes_per_matrix;
+            return w;
+        }
+        case OpId::smooth_mul:
+        case OpId::rms_norm:
+        case OpId::final_norm:
+        case OpId::layer_norm:
+            w.kind = WeightKind::vector;
+            w.bytes_per_matrix = row_bytes(f, w.n).value_or(0);
+            w.stored_bytes = w.bytes_per_matrix;
+            return w;
+        case OpId::expert_gate_up:
+        case OpId::expert_down:
+            w.kind = WeightKind::experts;
+            w.matrices = b.symbol("experts").value_or(0);  // 0: only the plan's symbols say how many
+            break;
+        default: w.kind = WeightKind::matrix; break;
+    }
+    if (!in || !out) {
+        w.kind = WeightKind::none;
+        return w;
+    }
+    w.bytes_per_matrix = weight_bytes(f, w.n, w.k).value_or(0);
+    w.stored_bytes = w.bytes_per_matrix * w.matrices;
+    return w;
+}
+
+MemoryReport compute_memory(const Blueprint& b) {
+    MemoryReport m;
+    const std::size_t count = b.nodes.size();
+    std::vector<const Edge*> first_in(count, nullptr), first_out(count, nullptr);
+    for (const auto& e : b.edges) {
+        if (e.to >= 0 && static_cast<std::size_t>(e.to) < count && !first_in[e.to] && e.format.id != FormatId::i32) first_in[e.to] = &e;
+        if (e.from >= 0 && static_cast<std::size_t>(e.from) < count && !first_out[e.from]) first_out[e.from] = &e;
+    }
+    std::map<std::string, std::int64_t> by_format;
+    std::map<std::int64_t, std::int64_t> reserved;
+    for (std::size_t i = 0; i < count; ++i) {
+        const Node& n = b.nodes[i];
+        if (n.precision.weight) {
+            auto w = weight_use(b, n, first_in[i], first_out[i]);
+            if (w.kind == WeightKind::none || ((w.kind == WeightKind::table || w.kind == WeightKind::experts) && w.matrices == 0)) {
+                ++m.weights_unsized;
+            } else {
+                by_format[std::string(n.precision.weight->name())] += w.stored_bytes;
+                m.weight_bytes += w.stored_bytes;
+            }
+        }
+        if (const auto* r = n.point.find("reserved_ext"); r && r->is_integer()) {
+            reserved[n.layer.value_or(-1)] += r->integer();
+            m.reserved_bytes += r->integer();
+        }
+        if (has_unknown(n)) m.unknown_fixed_point.push_back(n.id);
+    }
+    m.weights_by_format.assign(by_format.begin(), by_format.end());
+    std::stable_sort(m.weights_by_format.begin(), m.weights_by_format.end(), [](const auto& a, const auto& c) { return a.second > c.second; });
+    m.reserved_by_layer.assign(reserved.begin(), reserved.end());
+
+    // Live activations: a tensor is live from its producer until its last reader. One step holds
+    // bytes_per_token x rows of it; tensors that never leave a kernel (null bytes) take none.
+    struct Live {
+        std::int64_t from, to, bytes;
+    };
+    std::map<std::pair<std::int64_t, std::string>, Live> tensors;
+    for (const auto& e : b.edges) {
+        if (!e.bytes_per_token) continue;
+        std::int64_t bytes = *e.bytes_per_token * b.arm.rows;
+        auto [it, fresh] = tensors.emplace(std::make_pair(e.from, e.id), Live{e.from, e.to, bytes});
+        if (!fresh) it->second.to = std::max(it->second.to, e.to);
+        if (bytes > m.largest_tensor_bytes) {
+            m.largest_tensor_bytes = bytes;
+            m.largest_tensor = e.id;
+        }
+    }
+    std::vector<std::int64_t> delta(count + 1, 0);
+    for (const auto& [_, t] : tensors) {
+        if (t.from < 0 || t.to > static_cast<std::int64_t>(count)) continue;
+        delta[t.from + 1] += t.bytes;  // live after its producer ...
+        delta[t.to + 1] -= t.bytes;    // ... through its last reader
+    }
+    std::int64_t live = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        live += delta[i];
+        if (live > m.largest_live_bytes) {
+            m.largest_live_bytes = live;
+            m.largest_live_at = b.nodes[i].id;
+        }
+    }
+    return m;
+}
+
+std::string memory_text(const MemoryReport& m) {
+    std::string out = "\nmemory\n";
+    out += "  weights " + with_commas(m.weight_bytes) + " B (" + megabytes(m.weight_bytes) + ")" +
+           (m.weights_unsized ? ", " + std::to_string(m.weights_unsized) + " weighted ops of unknown shape not counted" : "") + "\n";
+    for (const auto& [format, bytes] : m.weights_by_format)
+        out += "    " + format + std::string(format.size() < 14 ? 14 - format.size() : 1, ' ') + with_commas(bytes) + " B\n";
+    if (m.reserved_bytes) {
+        std::int64_t first = m.reserved_by_layer.front().second;
+        bool same = std::all_of(m.reserved_by_layer.begin(), m.reserved_by_layer.end(), [&](const auto& r) { return r.second == first; });
+        out += "  reserved state (KV cache) " + with_commas(m.reserved_bytes) + " B (" + megabytes(m.reserved_bytes) + "): " +
+               (same ? std::to_string(m.reserved_by_layer.size()) + " layers x " + with_commas(first) + " B" : "per layer differs") + "\n";
+    }
+    if (m.largest_tensor_bytes)
+        out += "  largest activation " + m.largest_tensor + " " + with_commas(m.largest_tensor_bytes) + " B per step; most live at once " +
+               with_commas(m.largest_live_bytes) + " B (before " + m.largest_live_at + ")\n";
+    if (!m.unknown_fixed_point.empty()) {
+        out += "  " + std::to_string(m.unknown_fixed_point.size()) + " ops with FixedPoint32 bits not decided (no calibrated range):";
+        for (std::size_t i = 0; i < std::min<std::size_t>(6, m.unknown_fixed_point.size()); ++i) out += " " + m.unknown_fixed_point[i];
+        if (m.unknown_fixed_point.size() > 6) out += " ...";
+        out += "\n";
+    }
+    return out;
+}
+
+}  // namespace kbp::schema

@@ -1,0 +1,56 @@
+// What a plan keeps in memory: its weights (stored, by format), the state it reserves
+// (a GPNPU attention op's persistent KV region, `point.reserved_ext`), and the activations
+// that are live at once. Facts of the plan alone; `kbp stats` prints them and the cost
+// (planner/cost.hpp) sets them against a target's memories.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "schema/blueprint.hpp"
+
+namespace kbp::schema {
+
+// How a node's weight is shaped, from its input and output widths.
+enum class WeightKind : std::uint8_t {
+    none,
+    matrix,   // a projection: n x k (linear, lm_head, router, latent attention)
+    experts,  // `matrices` routed experts of n x k each
+    vector,   // one value per channel (a smoothing vector)
+    table,    // a lookup table read one row per token (the embedding): matrices = rows in the table
+};
+
+struct WeightUse {
+    WeightKind kind = WeightKind::none;
+    std::int64_t k = 0, n = 0;          // input and output widths
+    std::int64_t matrices = 1;          // experts, or table rows
+    std::int64_t bytes_per_matrix = 0;  // one matrix, vector, or one table row
+    std::int64_t stored_bytes = 0;      // all of it
+};
+
+// The node's weight use, given its first activation input and its first output edge (either
+// may be null: then widths fall back to the other edge).
+WeightUse weight_use(const Blueprint& b, const Node& n, const Edge* in, const Edge* out);
+
+struct MemoryReport {
+    std::vector<std::pair<std::string, std::int64_t>> weights_by_format;  // stored bytes, largest first
+    std::int64_t weight_bytes = 0;
+    std::int64_t weights_unsized = 0;  // weighted nodes whose shape the plan does not give
+    // Reserved persistent state (point.reserved_ext), per layer in layer order.
+    std::vector<std::pair<std::int64_t, std::int64_t>> reserved_by_layer;
+    std::int64_t reserved_bytes = 0;
+    std::string largest_tensor;         // the widest activation of one step (bytes/token x rows)
+    std::int64_t largest_tensor_bytes = 0;
+    std::string largest_live_at;        // the node before which the most activation bytes are live
+    std::int64_t largest_live_bytes = 0;
+    // FixedPoint32 decisions still open: nodes with fx32/f? formats or null template arguments.
+    std::vector<std::string> unknown_fixed_point;
+};
+
+MemoryReport compute_memory(const Blueprint& b);
+std::string memory_text(const MemoryReport& m);
+
+}  // namespace kbp::schema
