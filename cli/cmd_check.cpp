@@ -1,9 +1,11 @@
 // kbp check: every problem of every file, not just the first.
+#include <algorithm>
 #include <charconv>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "schema/memory.hpp"
 #include "schema/reader.hpp"
 #include "schema/validator.hpp"
 
@@ -37,6 +39,15 @@ int run_check(int argc, char** argv) {
             std::cout << file << ": ok (" << b->arm.mode.name() << " rows " << b->arm.rows << ": " << b->layers.size()
                       << " layers, " << b->nodes.size() << " nodes, " << b->edges.size() << " edges, " << b->groups.size()
                       << " groups" << (b->collapsed_only ? ", collapsed form only" : "") << ")\n";
+        // Valid, but not finished: a GPNPU plan made without ranges for some tensors.
+        const auto open = schema::compute_memory(*b).unknown_fixed_point;
+        if (!open.empty()) {
+            std::cerr << file << ": note: " << open.size()
+                      << " ops have FixedPoint32 fractional bits or template arguments that no calibrated range decided (kbp plan --ranges):";
+            for (std::size_t i = 0; i < std::min(open.size(), max); ++i) std::cerr << (i ? ", " : " ") << open[i];
+            if (open.size() > max) std::cerr << ", ... (" << open.size() - max << " more)";
+            std::cerr << "\n";
+        }
     }
     return result;
 }

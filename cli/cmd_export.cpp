@@ -8,8 +8,10 @@
 #include "exporters/json_views.hpp"
 #include "exporters/model_explorer.hpp"
 #include "exporters/render.hpp"
+#include "exporters/stage.hpp"
 #include "exporters/view.hpp"
 #include "schema/file_io.hpp"
+#include "schema/sha256.hpp"
 
 namespace kbp::cli {
 namespace {
@@ -85,15 +87,43 @@ int view_error(const char* command, const Error& e) {
     return report(e);
 }
 
+// kbp export stage PLAN --out DIR: the plan as a compile stage's input (exporters/stage.hpp).
+int export_stage(const Args& args) {
+    int code = 0;
+    for (const char* view_only : {"--output", "--view", "--layers", "--block", "--color", "--title", "--no-legend"})
+        if (args.value(view_only) || args.flag(view_only))
+            return usage_error("export", std::string("export stage writes a folder (--out DIR) and takes no ") + view_only);
+    auto out = args.value("--out");
+    if (!out) return usage_error("export", "export stage needs --out DIR (the stage goes to DIR/<stage>/<tag>/)");
+    const std::string& file = args.positional[1];
+    auto b = load_plan(file, code);
+    if (!b) return code;
+    auto bytes = read_file(file);
+    if (!bytes) return report(bytes.error());
+    auto r = ex::export_stage(*b, {file, schema::sha256_hex(*bytes)}, *out, args.flag("--force"));
+    if (!r) return report(r.error());
+    const char* what = r->action == ex::StageAction::unchanged ? "unchanged (nothing rewritten)"
+                       : r->action == ex::StageAction::built   ? "built"
+                                                               : "rebuilt";
+    std::cerr << "kbp export stage: " << r->dir << ": " << what << (r->reason.empty() ? "" : ": " + r->reason) << "\n";
+    return 0;
+}
+
 }  // namespace
 
 int run_export(int argc, char** argv) {
     int code = 0;
-    auto args = parse_command("export", argc, argv, view_specs, 2, 2, code);
+    auto specs = view_specs;
+    specs.push_back({"--out", "", true});
+    specs.push_back({"--force", ""});
+    auto args = parse_command("export", argc, argv, specs, 2, 2, code);
     if (!args) return code;
     const std::string& what = args->positional[0];
+    if (what == "stage") return export_stage(*args);
+    if (args->value("--out") || args->flag("--force"))
+        return usage_error("export", "--out and --force belong to export stage; export " + what + " writes -o OUT");
     if (what != "dot" && what != "json" && what != "model-explorer")
-        return usage_error("export", "export writes dot, json or model-explorer, not '" + what + "'");
+        return usage_error("export", "export writes dot, json, model-explorer or stage, not '" + what + "'");
     if (what == "model-explorer" && args->value("--view").value_or("flat") != "flat")
         return usage_error("export", "model-explorer writes the flat view (namespaces fold layers, blocks and groups)");
     const std::string& file = args->positional[1];

@@ -34,7 +34,9 @@ const std::array<Command, 9> table{{
      "Validates each kbp-graph/v2 blueprint: JSON syntax and encoding, member types and ranges,\n"
      "and every invariant of the format (groups, edges, bytes per token, requant, templates,\n"
      "explain). Each problem is printed on stderr as 'FILE: /json/pointer: message' (syntax errors\n"
-     "as 'FILE:LINE:COL: message'), at most N per file (default 50) and then a count.\n"
+     "as 'FILE:LINE:COL: message'), at most N per file (default 50) and then a count. A valid GPNPU\n"
+     "plan whose FixedPoint32 bits are not all decided (planned without --ranges for some tensors)\n"
+     "gets a note on stderr listing those ops.\n"
      "Exit: 0 all valid, 2 some file invalid, 1 usage error.\n",
      run_check},
     {"stats", "summarize a blueprint",
@@ -68,9 +70,10 @@ const std::array<Command, 9> table{{
      "detail (steps, tensors, group rules) that makes it expand back losslessly; the expansion is\n"
      "checked equal to the flat lists before writing. --only leaves the flat lists out.\n",
      run_collapse},
-    {"export", "write a plan as DOT, JSON or Model Explorer JSON",
+    {"export", "write a plan as DOT, JSON, Model Explorer JSON or a compile stage's input",
      "usage: kbp export dot|json|model-explorer PLAN [-o OUT] [--view flat|groups|collapsed]\n"
-     "                  [--layers 3-7] [--block dsa] [--color MODE] [--title TEXT] [--no-legend]\n\n"
+     "                  [--layers 3-7] [--block dsa] [--color MODE] [--title TEXT] [--no-legend]\n"
+     "       kbp export stage PLAN --out DIR [--force]\n\n"
      "dot: Graphviz DOT (read back by Graphviz's own parser). --view flat draws every op, clustered\n"
      "layer > block > fused group; groups draws one box per kernel launch (rule, kernels, member\n"
      "ops); collapsed draws one cluster per layer template ('kda+moe x 31') and the port edges\n"
@@ -81,8 +84,15 @@ const std::array<Command, 9> table{{
      "state-owning ops stand out in every mode; edges carry format and bytes per token.\n"
      "json: the same view for scripts (kbp-view/v1). model-explorer: the flat view as Google Model\n"
      "Explorer graph JSON (namespaces layer/block/group; attributes precision, kernel, bytes).\n"
-     "OUT defaults to '-' (stdout). The same plan and options always give the same bytes.\n"
-     "Exit: 0 ok, 1 usage error, 2 invalid plan, 3 output not written.\n",
+     "OUT defaults to '-' (stdout). The same plan and options always give the same bytes.\n\n"
+     "stage: the input of a staged compile pipeline's stage in DIR/<stage>/<tag>/: build_knobs.json,\n"
+     "ops.json (launches; per op its kernel or custom op, template arguments, fractional bits,\n"
+     "weights, inputs and outputs) and STAGE.json (every input's and output's sha256, the knobs, kbp's\n"
+     "version). A GPNPU plan feeds custom_op/<knob tag> (packed_hr2), a GPU plan launches/<arm-rows>.\n"
+     "Unchanged inputs rewrite nothing; other knobs write beside it under another tag; a stage whose\n"
+     "files were edited or lost is refused (exit 2) unless --force rebuilds it. A plan whose\n"
+     "FixedPoint32 bits are not all decided (no --ranges) is refused (exit 4).\n"
+     "Exit: 0 ok, 1 usage error, 2 invalid plan or damaged stage, 3 output not written, 4 plan not finished.\n",
      run_export},
     {"render", "draw a plan as SVG or PNG (Graphviz)",
      "usage: kbp render PLAN -o OUT.svg|OUT.png [--format svg|png] [--view flat|groups|collapsed]\n"

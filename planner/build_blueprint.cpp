@@ -5,11 +5,12 @@
 // collapsed form is the schema's collapse of the flat lists; explain holds exactly the
 // families and formats used; provenance names every input file with its sha256.
 #include <algorithm>
+#include <charconv>
 #include <set>
 
 #include "planner/passes.hpp"
-#include "planner/sha256.hpp"
 #include "schema/bytes.hpp"
+#include "schema/sha256.hpp"
 #include "schema/templates.hpp"
 #include "schema/writer.hpp"
 
@@ -29,6 +30,52 @@ std::vector<std::string> strings_of(const Json& v) {
     std::vector<std::string> out;
     for (const auto& s : v) out.push_back(s.get<std::string>());
     return out;
+}
+
+// "true" -> true, "64" -> 64, anything else stays text: knobs as a compile pipeline reads them.
+schema::JsonValue typed(const std::string& v) {
+    if (v == "true") return true;
+    if (v == "false") return false;
+    std::int64_t n = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (!v.empty() && ec == std::errc{} && end == v.data() + v.size()) return n;
+    return v;
+}
+
+// What a compile stage fed by this plan is called and keyed by (`kbp export stage`): the
+// recipe's `stage` section (name, a tag template, the knobs under the pipeline's own names),
+// else a "launches" stage tagged by arm and rows. A setting changed from the recipe's default
+// that the stage reads and the tag does not show is appended to it ("packed_hr2+fuse_v=false"),
+// so different knobs never share a stage folder, and a knob the stage does not read
+// (kv_persist_mb for custom_op) leaves its folder alone.
+schema::JsonValue stage_record(const Ir& ir) {
+    const Json stage = ir.recipe->json.value("stage", Json::object());
+    const std::map<std::string, std::string> extra{{"arm", ir.request.arm}, {"rows", std::to_string(ir.rows)}, {"recipe", ir.recipe->name}};
+    std::string tag_template = stage.value("tag", std::string("{recipe}_{arm}-r{rows}"));
+    std::string tag = ir.fill(tag_template, extra);
+    const Json defaults = ir.recipe->json.value("settings", Json::object());
+    const auto list = stage.find("knobs");
+    const std::string knob_text = list != stage.end() ? list->dump() : "";
+    for (const auto& [k, v] : ir.settings) {
+        if (tag_template.find("{" + k + "}") != std::string::npos) continue;
+        // Only the knobs this stage reads (all settings when the recipe does not list them).
+        if (!knob_text.empty() && knob_text.find("{" + k + "}") == std::string::npos) continue;
+        auto d = defaults.find(k);
+        if (d != defaults.end() && d->is_string() && d->get<std::string>() == v) continue;
+        tag += "+" + k + "=" + v;
+    }
+    schema::JsonObject knobs;
+    if (list != stage.end() && list->is_object()) {
+        for (const auto& [name, v] : list->items())
+            knobs.emplace_back(name, v.is_string() ? typed(ir.fill(v.get<std::string>(), extra)) : to_value(v));
+    } else {
+        for (const auto& [k, v] : ir.settings) knobs.emplace_back(k, typed(v));
+    }
+    schema::JsonObject o;
+    o.emplace_back("name", stage.value("name", std::string("launches")));
+    o.emplace_back("tag", tag);
+    o.emplace_back("knobs", std::move(knobs));
+    return o;
 }
 
 }  // namespace
@@ -86,7 +133,7 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir) {
 
     // The arm's digest covers what the arm decided: its layers, nodes, edges and groups, written
     // before anything else joins the plan.
-    b.arm.digest = sha256_hex(schema::write_blueprint(b, {.pretty = false}));
+    b.arm.digest = schema::sha256_hex(schema::write_blueprint(b, {.pretty = false}));
     b.symbols = ir.symbols;
 
     auto collapsed = schema::collapse_layers(b, {.detail = false});
@@ -137,6 +184,7 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir) {
     std::string settings;
     for (const auto& [k, v] : ir.settings) settings += (settings.empty() ? "" : " ") + k + "=" + v;
     header.emplace_back("settings", settings);
+    header.emplace_back("stage", stage_record(ir));
     pv.planner_header = schema::JsonValue(std::move(header));
     pv.commands = {ir.request.command};
     std::vector<const DataFile*> inputs{ir.config, ir.architecture, ir.recipe};
@@ -154,8 +202,8 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir) {
     pv.extras.emplace_back("kbp_version", KBP_VERSION);
     b.provenance = std::move(pv);
 
-    b.lineage = "sha256:" + sha256_hex(lineage);
-    b.blueprint_id = "kbp:" + sha256_hex(*b.arm.digest + *b.lineage);
+    b.lineage = "sha256:" + schema::sha256_hex(lineage);
+    b.blueprint_id = "kbp:" + schema::sha256_hex(*b.arm.digest + *b.lineage);
     b.revision = 0;
     b.exported_by = std::string("kbp ") + KBP_VERSION + " plan";
     return b;

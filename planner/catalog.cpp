@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "planner/embedded_data.hpp"
-#include "planner/sha256.hpp"
+#include "schema/sha256.hpp"
 #include "schema/file_io.hpp"
 
 namespace kbp::planner {
@@ -13,9 +13,17 @@ Result<nlohmann::ordered_json> parse(const std::string& text, const std::string&
     try {
         return nlohmann::ordered_json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
+        // "FILE:LINE:COL: what", as the blueprint reader says it.
+        std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+        std::size_t line = 1, col = 1;
+        for (std::size_t i = 0; i < at; ++i) {
+            if (text[i] == '\n') ++line, col = 1;
+            else ++col;
+        }
         std::string what = e.what();
-        auto colon = what.find("] ");
-        return make_error(ErrorCode::invalid_input, origin, colon == std::string::npos ? what : what.substr(colon + 2));
+        if (auto colon = what.find(": ", what.find("column")); colon != std::string::npos) what = what.substr(colon + 2);
+        else if (auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
+        return make_error(ErrorCode::invalid_input, origin + ":" + std::to_string(line) + ":" + std::to_string(col), what);
     }
 }
 
@@ -30,7 +38,7 @@ Status Catalog::add(std::string relative, std::string origin, std::string text) 
     f.kind = p.parent_path().generic_string();
     f.name = p.stem().string();
     f.origin = std::move(origin);
-    f.sha256 = sha256_hex(text);
+    f.sha256 = schema::sha256_hex(text);
     f.text = std::move(text);
     f.json = std::move(*json);
     files_[f.kind + "/" + f.name] = std::move(f);
@@ -84,7 +92,7 @@ Result<const DataFile*> Catalog::file(const std::string& kind, const std::string
     f->kind = kind;
     f->name = std::filesystem::path(path).stem().string();
     f->origin = path;
-    f->sha256 = sha256_hex(*text);
+    f->sha256 = schema::sha256_hex(*text);
     f->text = std::move(*text);
     f->json = std::move(*json);
     loaded_.push_back(std::move(f));

@@ -10,7 +10,6 @@
 #include "planner/expr.hpp"
 #include "planner/passes.hpp"
 #include "planner/ranges.hpp"
-#include "planner/sha256.hpp"
 #include "schema/file_io.hpp"
 
 namespace kbp::planner {

@@ -122,6 +122,9 @@ Status check_template(const Template& t, const std::string& ptr) {
         if (t.nodes[i].group >= n)
             return make_error(ErrorCode::invalid_input, ptr + "/nodes/" + std::to_string(i) + "/group",
                               "group " + std::to_string(t.nodes[i].group) + " in a " + std::to_string(n) + "-node template");
+    if (t.instance_values && t.instance_values->size() != t.instances.size())
+        return make_error(ErrorCode::invalid_input, ptr + "/instance_values",
+                          std::to_string(t.instance_values->size()) + " rows for " + std::to_string(t.instances.size()) + " instances");
     if (t.groups)
         for (std::size_t i = 0; i < t.nodes.size(); ++i)
             if (t.nodes[i].group >= static_cast<std::int64_t>(t.groups->size()))

@@ -4,8 +4,8 @@
 #include <string>
 #include <string_view>
 
-namespace kbp::planner {
+namespace kbp::schema {
 
 std::string sha256_hex(std::string_view bytes);
 
-}  // namespace kbp::planner
+}  // namespace kbp::schema

@@ -1,8 +1,8 @@
-#include "planner/sha256.hpp"
+#include "schema/sha256.hpp"
 
 #include <openssl/evp.h>
 
-namespace kbp::planner {
+namespace kbp::schema {
 
 std::string sha256_hex(std::string_view bytes) {
     unsigned char digest[EVP_MAX_MD_SIZE];
@@ -18,4 +18,4 @@ std::string sha256_hex(std::string_view bytes) {
     return out;
 }
 
-}  // namespace kbp::planner
+}  // namespace kbp::schema
