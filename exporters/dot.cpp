@@ -97,7 +97,9 @@ std::string group_header(const schema::Group& g, std::int64_t shown_id) {
     return "<B>g" + std::to_string(shown_id) + "</B> " + html_escape(g.rule.empty() ? "(no rule)" : g.rule);
 }
 
-std::string kernel_lines(const schema::Group& g) {
+// The group's kernels; a templated one (a GPNPU custom op) with its arguments, as its members
+// record them: nn_custom::w4a16PackedProj<3, 21, 31, 31>.
+std::string kernel_lines(const schema::Group& g, const Blueprint& b) {
     if (g.kernels.empty()) return font(8, g.where.id == schema::WhereId::host ? "host step, no kernel" : "no kernel named", "#555555");
     std::string out;
     for (std::size_t i = 0; i < g.kernels.size(); ++i) {
@@ -105,7 +107,16 @@ std::string kernel_lines(const schema::Group& g) {
             out += "<BR/>" + font(8, "… " + std::to_string(g.kernels.size() - i) + " more kernels", "#555555");
             break;
         }
-        out += (i ? "<BR/>" : "") + font(8, html_escape(g.kernels[i]), "#555555");
+        std::string name = g.kernels[i];
+        for (auto m : g.nodes)
+            if (m >= 0 && static_cast<std::size_t>(m) < b.nodes.size()) {
+                const Node& n = b.nodes[static_cast<std::size_t>(m)];
+                if (n.kernel == g.kernels[i] && n.template_args) {
+                    name = schema::kernel_signature(*n.kernel, *n.template_args);
+                    break;
+                }
+            }
+        out += (i ? "<BR/>" : "") + font(8, html_escape(name), "#555555");
     }
     return out;
 }
@@ -124,7 +135,7 @@ std::string group_table(const schema::Group& g, const Blueprint& b, const Palett
     std::string t = "<TABLE BORDER=\"1\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"2\" COLOR=\"#424242\" "
                     "BGCOLOR=\"#ffffff\" STYLE=\"ROUNDED\">";
     t += "<TR><TD COLSPAN=\"4\" ALIGN=\"LEFT\" BGCOLOR=\"" + header_fill + "\">" + group_header(g, g.id) + "</TD></TR>";
-    t += "<TR><TD COLSPAN=\"4\" ALIGN=\"LEFT\" BALIGN=\"LEFT\">" + kernel_lines(g) + "</TD></TR>";
+    t += "<TR><TD COLSPAN=\"4\" ALIGN=\"LEFT\" BALIGN=\"LEFT\">" + kernel_lines(g, b) + "</TD></TR>";
     for (std::size_t i = 0; i < members.size(); ++i) {
         if (i == max_member_rows - 1 && members.size() > max_member_rows) {
             t += "<TR><TD COLSPAN=\"4\" ALIGN=\"LEFT\">" + font(8, "… " + std::to_string(members.size() - i) + " more ops") +
@@ -180,7 +191,7 @@ std::string cluster_label(const ViewCluster& c, const View& v) {
             if (!c.group) return font(9, "<B>g" + std::to_string(c.group_id) + "</B>");
             // The collapsed view keeps to the rule (kernels are in the tooltip) to stay on one screen.
             if (v.kind == ViewKind::collapsed) return font(7, group_header(*c.group, c.group_id));
-            return font(9, group_header(*c.group, c.group_id)) + "<BR/>" + kernel_lines(*c.group);
+            return font(9, group_header(*c.group, c.group_id)) + "<BR/>" + kernel_lines(*c.group, b);
         }
         case ClusterKind::layer_template: {
             const auto* t = c.layer_template;
@@ -283,17 +294,19 @@ std::string legend(const View& v, const Palette& palette, const DotOptions& o) {
     }
     t += row(cells);
 
-    // Edge formats that appear, in the format table's order.
+    // Edge formats that appear, in the format table's order; FixedPoint32 once, whatever its F.
     std::vector<schema::Format> formats;
     for (const auto& e : v.edges)
-        if (std::none_of(formats.begin(), formats.end(), [&](const schema::Format& f) { return f == e.format; }))
+        if (std::none_of(formats.begin(), formats.end(),
+                         [&](const schema::Format& f) { return schema::format_doc_name(f) == schema::format_doc_name(e.format); }))
             formats.push_back(e.format);
     std::stable_sort(formats.begin(), formats.end(),
                      [](const schema::Format& a, const schema::Format& b) { return format_bits(a) < format_bits(b); });
     cells = "<TD ALIGN=\"LEFT\">" + font(10, "<B>edges: format, bytes per token</B>") + "</TD>";
     for (const auto& f : formats) {
         auto c = format_color(f);
-        cells += "<TD>" + font(10, "<B>━━ " + html_escape(f.name()) + "</B>", c.stroke) + "</TD>";
+        std::string name = f.id == schema::FormatId::fx32 ? "fx32/f&lt;F&gt;" : html_escape(f.name());
+        cells += "<TD>" + font(10, "<B>━━ " + name + "</B>", c.stroke) + "</TD>";
     }
     t += row(cells);
     std::string kinds = "solid: crosses kernels, wider = more bytes · " +

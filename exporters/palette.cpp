@@ -112,8 +112,9 @@ bool owns_state(const schema::Node& n) { return n.state && !n.state->empty(); }
 std::string Palette::key(const schema::Node& n) const {
     switch (by_) {
         case ColorBy::precision: {
+            // FixedPoint32 is one colour whatever its fractional bits: one legend entry.
             auto f = narrowest(n);
-            return f ? std::string(f->name()) : "none";
+            return f ? std::string(schema::format_doc_name(*f)) : "none";
         }
         case ColorBy::family: return n.family.empty() ? "none" : n.family;
         case ColorBy::compute: return n.compute ? n.compute->name() : "none";
@@ -133,14 +134,15 @@ Palette::Palette(ColorBy by, const std::vector<const schema::Node*>& ops) : by_(
     }
     if (by_ == ColorBy::precision) {
         // Formats in table order (narrowest first), unknown formats and "none" last.
-        auto rank = [](const Swatch& s) {
-            auto f = schema::Format::parse(s.key);
+        auto format_of = [](const std::string& key) { return schema::Format::parse(key == "fx32" ? "fx32/f?" : key); };
+        auto rank = [&](const Swatch& s) {
+            auto f = format_of(s.key);
             for (std::size_t i = 0; i < format_rows.size(); ++i)
                 if (format_rows[i].id == f.id) return static_cast<int>(i);
             return s.key == "none" ? 1000 : 999;
         };
         std::stable_sort(legend_.begin(), legend_.end(), [&](const Swatch& a, const Swatch& b) { return rank(a) < rank(b); });
-        for (auto& s : legend_) s.fill = s.key == "none" ? "#ffffff" : std::string(format_color(schema::Format::parse(s.key)).fill);
+        for (auto& s : legend_) s.fill = s.key == "none" ? "#ffffff" : std::string(format_color(format_of(s.key)).fill);
     } else {
         std::size_t next = 0;
         for (auto& s : legend_) {

@@ -142,7 +142,13 @@ Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& 
             auto w = schema::weight_use(b, n, in, out);
             double per_matrix = static_cast<double>(w.bytes_per_matrix);
             switch (w.kind) {
-                case schema::WeightKind::table: gc.weight_bytes += per_matrix * rows; break;  // one row per token
+                case schema::WeightKind::table: {
+                    // One row per token, unless the kernel says it streams the whole table.
+                    const auto* reads = n.point.find("reads");
+                    bool whole = reads && reads->is_string() && reads->string() == "table";
+                    gc.weight_bytes += whole ? static_cast<double>(w.stored_bytes) : per_matrix * rows;
+                    break;
+                }
                 case schema::WeightKind::vector: gc.weight_bytes += per_matrix; break;
                 case schema::WeightKind::none: break;
                 case schema::WeightKind::matrix:

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs, builds, and runs kbp's main job on the bundled sample: plans GLM-5.3-Flash NVFP4
+# Installs, builds, and runs kbp's main job on the bundled samples: plans GLM-5.3-Flash NVFP4
 # for a GB10 (decode arm), validates and summarizes the plan, prints its roofline cost and the
-# decisions behind one node, and checks the collapsed form round-trips.
+# decisions behind one node, and checks the collapsed form round-trips; then plans
+# Sarashina2.2-3B for the Chimera QC-U GPNPU from its calibrated ranges, costs it, explains one
+# custom op's template arguments and exports its compile stage (twice: the second rewrites nothing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh build -DKBP_BUILD_TESTS=OFF -DKBP_BUILD_BENCH=OFF
@@ -21,3 +23,10 @@ $kbp check --quiet "$out"/arms/*.plan.json
 $kbp collapse "$out/decode.plan.json" --only -o "$out/collapsed.json"
 $kbp expand "$out/collapsed.json" -o "$out/expanded.json"
 $kbp check "$out/collapsed.json" "$out/expanded.json"
+sara=samples/sarashina2.2-3b
+$kbp plan $sara/config.json --ranges $sara/ranges.json -o "$out/sarashina.plan.json"
+$kbp check "$out/sarashina.plan.json"
+$kbp stats "$out/sarashina.plan.json" --cost --context 7
+$kbp why "$out/sarashina.plan.json" l3.mlp.down
+$kbp export stage "$out/sarashina.plan.json" --out "$out/stages"
+$kbp export stage "$out/sarashina.plan.json" --out "$out/stages"

@@ -10,6 +10,7 @@
 #include "planner/cost.hpp"
 #include "planner/plan.hpp"
 #include "schema/memory.hpp"
+#include "schema/reader.hpp"
 #include "schema/templates.hpp"
 #include "schema/validator.hpp"
 #include "support.hpp"
@@ -268,14 +269,16 @@ TEST_CASE("gpnpu: QC-N and QC-P plan; the cost needs the figures the seed gives 
     seed_step.context = 7;  // the seed measured one step of a 7-token prompt
     auto cost = kbp::planner::estimate_cost(packed_hr2(), seed_step);
     REQUIRE(cost.ok());
-    // The roofline: int4 weights + scales + zero points and one embedding row over 128 GB/s.
-    CHECK(cost->total.weight_bytes == Approx(1.6582e9).epsilon(0.001));
+    // The roofline: every int4 weight with its scales and zero points, the smoothing vectors and
+    // the whole f32 embedding table (the compiled gather streams it: kernels/chimera.json) over
+    // 128 GB/s of DDR; activations stay in the OCM.
+    CHECK(cost->total.weight_bytes == Approx(2706769920.0));
     CHECK(cost->compute_tops == Approx(24.576));
     CHECK(cost->activations_on_chip);
-    CHECK(cost->total.time_us == Approx(cost->total.weight_bytes / 128e3 + cost->total.state_bytes / 128e3).epsilon(0.01));
-    // The seed measured 32,590,744 cycles at 1.5 GHz (46.0 tokens/s): the roofline is faster.
+    CHECK(cost->total.time_us == Approx((cost->total.weight_bytes + cost->total.state_bytes) / 128e3).epsilon(0.001));
+    // The seed measured 32,590,744 cycles at 1.5 GHz (46.0 tokens/s): within 3 %.
     double measured = 1.5e9 / 32590744.0;
-    CHECK(cost->tokens_per_s / measured == Approx(1.68).epsilon(0.03));
+    CHECK(cost->tokens_per_s / measured == Approx(1.028).epsilon(0.01));
 }
 
 TEST_CASE("gpnpu: bad knobs and budgets are refused naming the setting", "[gpnpu]") {
@@ -339,4 +342,20 @@ TEST_CASE("gpnpu: kbp why shows how each fractional bit followed from a range", 
     CHECK(text->find("F_out = min(31, 31 - int_bits(10572.1)=14 - headroom 2) = 15") != std::string::npos);
     CHECK(text->find("F_in = min(31, 35 - int_bits(102.729)=7) = 28") != std::string::npos);
     CHECK(text->find("/tensors/l3.mlp.down_smooth") != std::string::npos);
+}
+
+TEST_CASE("gpnpu: the sample QC-U plan is what kbp plan makes today", "[gpnpu]") {
+    auto sample = kbp::schema::load_blueprint(root + "/samples/sarashina2.2-3b/decode.qc-u.plan.json");
+    REQUIRE(sample.ok());
+    const auto& fresh = packed_hr2();
+    kbp::test::Diff d;
+    kbp::test::compare_lists(d, "/nodes", sample->nodes, fresh.nodes);
+    kbp::test::compare_lists(d, "/edges", sample->edges, fresh.edges);
+    kbp::test::compare_lists(d, "/groups", sample->groups, fresh.groups);
+    kbp::test::compare_lists(d, "/layers", sample->layers, fresh.layers);
+    REQUIRE(sample->collapsed);
+    kbp::test::compare(d, "/collapsed", *sample->collapsed, *fresh.collapsed);
+    INFO(d.report() << "\n(re-make it: kbp plan samples/sarashina2.2-3b/config.json --ranges samples/sarashina2.2-3b/ranges.json"
+                       " -o samples/sarashina2.2-3b/decode.qc-u.plan.json)");
+    CHECK(d.items().empty());
 }
