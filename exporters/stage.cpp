@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "schema/file_io.hpp"
+#include "schema/json_convert.hpp"
 #include "schema/memory.hpp"
 #include "schema/sha256.hpp"
 
@@ -15,27 +16,6 @@ namespace {
 
 using J = nlohmann::ordered_json;
 namespace fs = std::filesystem;
-
-J to_j(const schema::JsonValue& v) {
-    return std::visit(
-        [](const auto& x) -> J {
-            using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, std::nullptr_t>) {
-                return nullptr;
-            } else if constexpr (std::is_same_v<T, schema::JsonArray>) {
-                J a = J::array();
-                for (const auto& item : x) a.push_back(to_j(item));
-                return a;
-            } else if constexpr (std::is_same_v<T, schema::JsonObject>) {
-                J o = J::object();
-                for (const auto& [k, item] : x) o[k] = to_j(item);
-                return o;
-            } else {
-                return J(x);
-            }
-        },
-        v.storage());
-}
 
 J fraction_bits(const schema::Format& f) {
     if (f.id != schema::FormatId::fx32) return nullptr;
@@ -46,7 +26,7 @@ J fraction_bits(const schema::Format& f) {
 // The stage this plan feeds: the planner's record, else a GPU-style "launches" stage.
 J stage_of(const schema::Blueprint& b) {
     if (b.provenance)
-        if (const auto* s = b.provenance->planner_header.find("stage"); s && s->is_object()) return to_j(*s);
+        if (const auto* s = b.provenance->planner_header.find("stage"); s && s->is_object()) return schema::to_ordered_json(*s);
     J s = J::object();
     s["name"] = "launches";
     s["tag"] = std::string(b.arm.mode.name()) + "-r" + std::to_string(b.arm.rows);
@@ -166,7 +146,7 @@ Result<StageFiles> stage_files(const schema::Blueprint& b, const StagePlan& plan
         }
         o["inputs"] = std::move(inputs[i]);
         o["outputs"] = std::move(outputs[i]);
-        o["point"] = to_j(n.point);
+        o["point"] = schema::to_ordered_json(n.point);
         o["state"] = n.state ? J(schema::state_roles_name(*n.state)) : J(nullptr);
         ops.push_back(std::move(o));
     }

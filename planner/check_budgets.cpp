@@ -3,29 +3,10 @@
 // (the GPNPU attention op's `reserved_ext`: seq_len positions x kv_heads x head_dim x K and V,
 // int8) and the limit (`kv_persist_mb`). A plan that needs more than the limit is refused, with
 // by how much: the compiled kernel would overrun its persistent DDR region.
-#include <cstdio>
-
 #include "planner/passes.hpp"
+#include "schema/numbers.hpp"
 
 namespace kbp::planner {
-namespace {
-
-std::string with_commas(std::int64_t v) {
-    std::string digits = std::to_string(v), out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
-
-std::string mib(std::int64_t bytes) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / 1048576.0);
-    return buf;
-}
-
-}  // namespace
 
 Status check_budgets(Ir& ir) {
     for (const DataFile* f : ir.kernels) {
@@ -53,9 +34,9 @@ Status check_budgets(Ir& ir) {
             const std::string name = budget.value("name", knob);
             auto it = ir.settings.find(setting);
             return make_error(ErrorCode::invalid_input, "--set " + setting,
-                              "the " + name + " needs " + with_commas(total) + " B (" + std::to_string(users) + " x " + with_commas(each) +
-                                  " B, " + mib(total) + "); " + setting + "=" + (it == ir.settings.end() ? "?" : it->second) + " gives " +
-                                  with_commas(*limit) + " B: " + with_commas(total - *limit) + " B (" + mib(total - *limit) + ") short");
+                              "the " + name + " needs " + schema::with_commas(total) + " B (" + std::to_string(users) + " x " + schema::with_commas(each) +
+                                  " B, " + schema::mebibytes(static_cast<double>(total)) + "); " + setting + "=" + (it == ir.settings.end() ? "?" : it->second) + " gives " +
+                                  schema::with_commas(*limit) + " B: " + schema::with_commas(total - *limit) + " B (" + schema::mebibytes(static_cast<double>(total - *limit)) + ") short");
         }
     }
     return Ok{};

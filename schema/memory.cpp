@@ -1,28 +1,13 @@
 #include "schema/memory.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 
 #include "schema/bytes.hpp"
+#include "schema/numbers.hpp"
 
 namespace kbp::schema {
 namespace {
-
-std::string with_commas(std::int64_t v) {
-    std::string digits = std::to_string(v), out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
-
-std::string megabytes(std::int64_t bytes) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(bytes) / 1e6);
-    return buf;
-}
 
 bool has_unknown(const Node& n) {
     auto unknown = [](const std::optional<Format>& f) { return f && f->id == FormatId::fx32 && fx32_fraction_bits(*f) < 0; };
@@ -143,14 +128,14 @@ MemoryReport compute_memory(const Blueprint& b) {
 
 std::string memory_text(const MemoryReport& m) {
     std::string out = "\nmemory\n";
-    out += "  weights " + with_commas(m.weight_bytes) + " B (" + megabytes(m.weight_bytes) + ")" +
+    out += "  weights " + with_commas(m.weight_bytes) + " B (" + megabytes(static_cast<double>(m.weight_bytes)) + ")" +
            (m.weights_unsized ? ", " + std::to_string(m.weights_unsized) + " weighted ops of unknown shape not counted" : "") + "\n";
     for (const auto& [format, bytes] : m.weights_by_format)
         out += "    " + format + std::string(format.size() < 14 ? 14 - format.size() : 1, ' ') + with_commas(bytes) + " B\n";
     if (m.reserved_bytes) {
         std::int64_t first = m.reserved_by_layer.front().second;
         bool same = std::all_of(m.reserved_by_layer.begin(), m.reserved_by_layer.end(), [&](const auto& r) { return r.second == first; });
-        out += "  reserved state (KV cache) " + with_commas(m.reserved_bytes) + " B (" + megabytes(m.reserved_bytes) + "): " +
+        out += "  reserved state (KV cache) " + with_commas(m.reserved_bytes) + " B (" + megabytes(static_cast<double>(m.reserved_bytes)) + "): " +
                (same ? std::to_string(m.reserved_by_layer.size()) + " layers x " + with_commas(first) + " B" : "per layer differs") + "\n";
     }
     if (m.largest_tensor_bytes)

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schema/numbers.hpp"
+
 namespace kbp::schema {
 namespace {
 
@@ -13,16 +15,6 @@ Tally sorted(const std::map<std::string, std::int64_t>& counts) {
     Tally t(counts.begin(), counts.end());
     std::stable_sort(t.begin(), t.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     return t;
-}
-
-std::string with_commas(std::int64_t v) {
-    std::string digits = std::to_string(v < 0 ? -v : v);
-    std::string out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return v < 0 ? "-" + out : out;
 }
 
 void put_tally(std::string& out, const char* title, const Tally& t) {

@@ -4,31 +4,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schema/json_convert.hpp"
+
 namespace kbp::schema {
 namespace {
 
 using J = nlohmann::ordered_json;
 
-J to_j(const JsonValue& v) {
-    return std::visit(
-        [](const auto& x) -> J {
-            using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, std::nullptr_t>) {
-                return nullptr;
-            } else if constexpr (std::is_same_v<T, JsonArray>) {
-                J a = J::array();
-                for (const auto& item : x) a.push_back(to_j(item));
-                return a;
-            } else if constexpr (std::is_same_v<T, JsonObject>) {
-                J o = J::object();
-                for (const auto& [k, item] : x) o[k] = to_j(item);
-                return o;
-            } else {
-                return J(x);
-            }
-        },
-        v.storage());
-}
+J to_j(const JsonValue& v) { return to_ordered_json(v); }
 
 void put_extras(J& o, const Extras& extras) {
     for (const auto& [k, v] : extras) o[k] = to_j(v);

@@ -1,5 +1,7 @@
 #include "support.hpp"
 
+#include "schema/json_convert.hpp"
+
 #include <stdexcept>
 
 #include "schema/templates.hpp"
@@ -87,31 +89,9 @@ std::string list_diagnostics(const schema::Diagnostics& d, std::size_t max) {
 
 // ---- comparison -----------------------------------------------------------------------------
 
-namespace {
-OJson to_ojson(const schema::JsonValue& v) {
-    return std::visit(
-        [](const auto& x) -> OJson {
-            using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, std::nullptr_t>) {
-                return nullptr;
-            } else if constexpr (std::is_same_v<T, schema::JsonArray>) {
-                OJson a = OJson::array();
-                for (const auto& item : x) a.push_back(to_ojson(item));
-                return a;
-            } else if constexpr (std::is_same_v<T, schema::JsonObject>) {
-                OJson o = OJson::object();
-                for (const auto& [k, item] : x) o[k] = to_ojson(item);
-                return o;
-            } else {
-                return OJson(x);
-            }
-        },
-        v.storage());
-}
-}  // namespace
 
 std::string show(const schema::JsonValue& v) {
-    std::string s = to_ojson(v).dump();
+    std::string s = schema::to_ordered_json(v).dump();
     if (s.size() > 200) s = s.substr(0, 200) + "...";
     return s;
 }
