@@ -3,6 +3,8 @@
 #include <array>
 
 #include "planner/passes.hpp"
+#include "schema/memory.hpp"
+#include "schema/numbers.hpp"
 
 namespace kbp::planner {
 namespace {
@@ -48,6 +50,14 @@ Result<PlanOutput> make_plan(const PlanRequest& request) {
     if (!ir) return ir.error();
     auto b = build_blueprint(*ir);
     if (!b) return b.error();
+    // A GPNPU keeps the activations of a step in its on-chip memory; more spills to DDR.
+    if (auto ocm = ir->target->json.find("ocm_bytes"); ocm != ir->target->json.end() && ocm->is_number_integer()) {
+        auto memory = schema::compute_memory(*b);
+        if (memory.largest_live_bytes > ocm->get<std::int64_t>())
+            ir->warnings.push_back(ir->target->origin + ": /ocm_bytes: " + schema::with_commas(memory.largest_live_bytes) +
+                                   " B of activations are live at once (before " + memory.largest_live_at + "), more than the " +
+                                   schema::with_commas(ocm->get<std::int64_t>()) + " B on-chip memory: they spill to DDR");
+    }
     return PlanOutput{std::move(*b), ir->warnings};
 }
 

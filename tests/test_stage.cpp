@@ -174,3 +174,36 @@ TEST_CASE("stage: a GPU plan feeds a launches stage; unfinished plans and bad us
     CHECK(kbp_run(dir, "export stage " + quote(llama) + " --out " + quote(dir.path()) + " -o x").exit == 1);
     CHECK(kbp_run(dir, "export dot " + quote(llama) + " --out " + quote(dir.path())).exit == 1);
 }
+
+TEST_CASE("gpnpu cli: bad ranges files and bad knobs exit 2 naming the file and the field", "[stage][gpnpu]") {
+    test::TempDir dir;
+    auto plan_with = [&](const std::string& extra) {
+        return kbp_run(dir, "plan " + quote(config) + " " + extra + " -o " + quote(dir.file("p.json")));
+    };
+    test::spit(dir.file("r.json"), R"({"schema": "kbp-ranges/v1", "tensors": {"l0.mlp.f": {"min": 3, "max": 1}}})");
+    auto r = plan_with("--ranges " + quote(dir.file("r.json")));
+    CHECK(r.exit == 2);
+    CHECK(r.err.find("kbp: error: " + dir.file("r.json") + ": /tensors/l0.mlp.f: ") == 0);
+    test::spit(dir.file("r.json"), "{\"schema\": \"kbp-ranges/v1\",\n \"tensors\": {");
+    r = plan_with("--ranges " + quote(dir.file("r.json")));
+    CHECK(r.exit == 2);
+    CHECK(r.err.find(dir.file("r.json") + ":2:") != std::string::npos);
+    r = plan_with("--ranges " + quote(dir.file("missing.json")));
+    CHECK(r.exit == 2);
+    CHECK(r.err.find(dir.file("missing.json")) != std::string::npos);
+    r = plan_with("--set imf_headroom=-1");
+    CHECK(r.exit == 2);
+    CHECK(r.err.find("--set imf_headroom: -1 is outside 0-16") != std::string::npos);
+    r = plan_with("--set fuse_v=yes");
+    CHECK(r.exit == 2);
+    CHECK(r.err.find("--set fuse_v: 'yes' is not one of true, false") != std::string::npos);
+    r = plan_with("--ranges " + quote(ranges) + " --set kv_persist_mb=39");  // 40 MiB is exactly 41,943,040 B: it fits
+    CHECK(r.exit == 2);
+    CHECK(r.err.find("--set kv_persist_mb: the persistent int8 KV cache needs 41,943,040 B") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir.file("p.json")));  // nothing half-written
+    // No ranges: a valid plan, and check says what is undecided.
+    REQUIRE(plan_with("").exit == 0);
+    auto check = kbp_run(dir, "check " + quote(dir.file("p.json")));
+    CHECK(check.exit == 0);
+    CHECK(check.err.find("note: 709 ops have FixedPoint32 fractional bits") != std::string::npos);
+}
