@@ -27,6 +27,7 @@ const Rgba quant_color = from_hex(exporters::quant_color);
 const Rgba state_color = from_hex(exporters::state_color);
 const Rgba fused_color = with_alpha(from_hex(exporters::fused_color), 220);
 const Rgba port_color = from_hex(exporters::port_color);
+const Rgba connector_color = with_alpha(port_color, 170);  // see-through: they cross whole layers
 
 float line_px(const std::optional<std::int64_t>& bytes, double zoom) {
     double px = exporters::edge_pen_width(bytes) * zoom;
@@ -98,7 +99,12 @@ public:
                 }
                 float size = (sc.group ? world::group_title : world::block_title);
                 if (titles && size * z_ >= 7) {
-                    std::string t = f_.metrics.fit(sc.title, size, wb.width() - 8);
+                    std::string title = sc.title;
+                    if (sc.group) {
+                        title = "g";  // the group's id in the plan, then its rule
+                        title += std::to_string(group_of(row, c)) + " " + sc.title;
+                    }
+                    std::string t = f_.metrics.fit(title, size, wb.width() - 8);
                     out_.text({sb.x0 + static_cast<float>(4 * z_), sb.y0 + static_cast<float>(2 * z_)}, static_cast<float>(size * z_),
                               sc.group ? faint_ink : ink, t);
                     ++stats_.labels;
@@ -107,13 +113,10 @@ public:
     }
 
     std::int64_t group_of(const Row& row, std::size_t cluster) const {
-        const UnitGeometry& g = f_.scene.unit(row);
-        const Unit& unit = f_.doc.units()[static_cast<std::size_t>(row.unit)];
+        const auto& sc = f_.scene.unit(row).shape.clusters[cluster];
+        if (!sc.group) return -1;
         const Instance& rep = f_.doc.instances()[static_cast<std::size_t>(row.instances.front())];
-        for (std::size_t i = 0; i < unit.nodes.size(); ++i)
-            if (g.shape.graph.nodes[i].cluster == static_cast<int>(cluster))
-                return f_.doc.plan().nodes[static_cast<std::size_t>(rep.nodes[i])].group;
-        return -1;
+        return f_.doc.plan().nodes[static_cast<std::size_t>(rep.nodes[static_cast<std::size_t>(sc.first_node)])].group;
     }
 
     void edges(std::int32_t r, const Row& row, bool labels) {
@@ -276,9 +279,9 @@ public:
             points_.clear();
             for (const auto& p : path) points_.push_back(screen(p));
             const auto& e = plan.edges[static_cast<std::size_t>(c.edge)];
-            float px = line_px(e.bytes_per_token, z_);
-            out_.polyline(points_.data(), points_.size(), port_color, px);
-            if (labels && points_.size() >= 3) arrowhead(points_[points_.size() - 2], points_.back(), port_color, px);
+            float px = std::min(3.0f, line_px(e.bytes_per_token, z_));
+            out_.polyline(points_.data(), points_.size(), connector_color, px);
+            if (labels && points_.size() >= 3) arrowhead(points_[points_.size() - 2], points_.back(), connector_color, px);
             if (labels && c.count > 1) {
                 Vec2 mid = points_[1];
                 out_.text({mid.x + 4, mid.y + 2}, static_cast<float>(std::max(9.0, 9 * z_)), port_color, "× " + std::to_string(c.count));
@@ -374,13 +377,14 @@ Detail detail_for(double zoom) {
 RowHeader row_header(const FrameContext& f, const Row& row) {
     RowHeader h;
     Box s = f.camera.to_screen(row.box, f.viewport);
-    if (s.height() < 16) return h;
+    if (s.height() < f.ui_font + 6) return h;  // thinner rows get a layer number in the gutter
     h.visible = true;
     float band = static_cast<float>(world::row_header * f.camera.zoom);
     float title_w = f.metrics.width(row.title, f.ui_font);
     float badge_w = row.badge.empty() ? 0 : f.metrics.width(row.badge, f.ui_font * 0.9f) + 14;
     float badge_h = f.ui_font + 3;
     if (band >= f.ui_font + 6) {
+        // Inside the header band: title, badge, detail.
         float y = s.y0 + (band - f.ui_font) / 2;
         h.title = {s.x0 + 8, y};
         float x = h.title.x + title_w + 8;
@@ -390,8 +394,9 @@ RowHeader row_header(const FrameContext& f, const Row& row) {
         }
         h.detail = {x, y + 1};
     } else {
+        // In the gutter left of the frame, on one line: badge, title.
         h.title = {s.x0 - 10 - title_w, s.y0};
-        if (badge_w > 0) h.badge = {s.x0 - 10 - badge_w, s.y0 + f.ui_font + 4, s.x0 - 10, s.y0 + f.ui_font + 4 + badge_h};
+        if (badge_w > 0) h.badge = {h.title.x - 8 - badge_w, s.y0 - 1, h.title.x - 8, s.y0 - 1 + badge_h};
         h.detail = {-1, -1};
     }
     return h;
@@ -432,7 +437,7 @@ FrameStats build_frame(const FrameContext& f, DrawList& out) {
     for (auto r : shown) {
         const Row& row = rows[static_cast<std::size_t>(r)];
         Box s = paint.screen(row.box);
-        if (s.height() >= 16) paint.header(row);
+        if (row_header(f, row).visible) paint.header(row);
         else paint.gutter_label(row, std::max(s.y0, f.viewport.y0));
     }
     return stats;

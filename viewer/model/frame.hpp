@@ -54,7 +54,8 @@ struct FrameContext {
 FrameStats build_frame(const FrameContext& f, DrawList& out);
 
 // Where a row's title, badge and detail go on screen (titles keep a fixed size; when the row's
-// header is too thin they move to the left of its frame). Not visible for rows under 16 px.
+// header is too thin they move to the left of its frame). Rows thinner than a title get their layer
+// number in the gutter instead.
 struct RowHeader {
     bool visible = false;
     Vec2 title;

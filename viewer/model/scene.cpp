@@ -65,7 +65,9 @@ Scene::Scene(const Document& doc, const std::vector<UnitGeometry>& units, const 
     }
     right_lane_ = bounds_.x1 + 24;
 
-    // Connectors, each pair of (row, op) ends once, in the order of the plan's edges.
+    // Connectors, each pair of (row, op) ends once, in the order of the plan's edges; between rows
+    // that are not neighbours one per producing op and row (it ends at the first in port), so the
+    // lanes stay few.
     std::map<std::tuple<std::int32_t, std::int32_t, std::int32_t, std::int32_t>, std::size_t> seen;
     const auto& edges = doc.plan().edges;
     for (auto e : doc.crossing_edges()) {
@@ -73,7 +75,8 @@ Scene::Scene(const Document& doc, const std::vector<UnitGeometry>& units, const 
         auto from = static_cast<std::size_t>(edge.from), to = static_cast<std::size_t>(edge.to);
         Connector c{row_of_instance_[static_cast<std::size_t>(doc.instance_of_node(from))], doc.local_of_node(from),
                     row_of_instance_[static_cast<std::size_t>(doc.instance_of_node(to))], doc.local_of_node(to), e, 1};
-        auto [it, fresh] = seen.try_emplace({c.row_from, c.node_from, c.row_to, c.node_to}, connectors_.size());
+        bool lane = c.row_to != c.row_from + 1;
+        auto [it, fresh] = seen.try_emplace({c.row_from, c.node_from, c.row_to, lane ? -1 : c.node_to}, connectors_.size());
         if (fresh) connectors_.push_back(c);
         else ++connectors_[it->second].count;
     }

@@ -32,7 +32,7 @@ UnitShape unit_shape(const Document& doc, std::size_t unit_index, const TextMetr
         auto [it, fresh] = blocks.try_emplace(block, static_cast<int>(s.clusters.size()));
         if (fresh) {
             s.graph.clusters.push_back({-1, world::block_title * 1.4f});
-            s.clusters.push_back({false, block, 0});
+            s.clusters.push_back({false, block, 0, -1});
         }
         return it->second;
     };
@@ -51,9 +51,7 @@ UnitShape unit_shape(const Document& doc, std::size_t unit_index, const TextMetr
                                        : "";
                 it->second = static_cast<int>(s.clusters.size());
                 s.graph.clusters.push_back({one_block ? cluster : -1, world::group_title * 1.4f});
-                std::string title = "g";  // appended: GCC 12 warns wrongly about "g" + to_string (-Wrestrict)
-                title += std::to_string(un.group) + " " + rule;
-                s.clusters.push_back({true, std::move(title), un.group});
+                s.clusters.push_back({true, rule, un.group, static_cast<std::int32_t>(i)});
             }
             cluster = it->second;
         }

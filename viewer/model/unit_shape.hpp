@@ -14,8 +14,9 @@ namespace kbp::viewer {
 
 struct ShapeCluster {
     bool group = false;     // a fused group (else a block)
-    std::string title;      // "kda", or "g3 glm_w4a16_pipe_kda_six_1row"
+    std::string title;      // a block's name ("kda") or a group's rule; drawn after "g<id> "
     std::int64_t group_offset = 0;  // group clusters: the group, counted from the unit's first
+    std::int32_t first_node = 0;    // a member (local index): its group is the cluster's
 };
 
 struct UnitShape {

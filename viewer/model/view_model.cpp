@@ -75,6 +75,8 @@ void ViewModel::reload_changed() {
 
 bool ViewModel::loading() const { return sides_[0].pending.valid() || sides_[1].pending.valid(); }
 
+bool ViewModel::busy() const { return loading() || !layouts_.idle() || why_pending_.valid(); }
+
 const Document* ViewModel::document(int side) const { return sides_[side].doc.get(); }
 
 void ViewModel::show_side(int side) {
@@ -239,7 +241,12 @@ std::string ViewModel::tooltip(Vec2 screen) const {
     }
     if (h.kind == HitKind::group) {
         const Row& row = rows[static_cast<std::size_t>(h.row)];
-        return s.units[static_cast<std::size_t>(row.unit)].shape.clusters[static_cast<std::size_t>(h.local)].title;
+        const auto& cluster = s.units[static_cast<std::size_t>(row.unit)].shape.clusters[static_cast<std::size_t>(h.local)];
+        auto flat = s.scene->flat_node(h.row, cluster.first_node);
+        const auto& g = plan.groups[static_cast<std::size_t>(plan.nodes[static_cast<std::size_t>(flat)].group)];
+        std::string t = "group g" + std::to_string(g.id) + " " + g.rule;
+        for (const auto& k : g.kernels) t += "\n" + k;
+        return t;
     }
     if (h.kind == HitKind::connector) {
         const auto& c = s.scene->connectors()[static_cast<std::size_t>(h.connector)];
@@ -266,10 +273,12 @@ Camera& ViewModel::camera() { return shown().camera; }
 const Scene* ViewModel::scene() const { return shown().scene.get(); }
 
 void ViewModel::fit() {
+    follow_ = false;
     shown().auto_fit = true;
 }
 
 void ViewModel::pan(float dx, float dy) {
+    follow_ = false;
     shown().auto_fit = false;
     shown().camera.pan(dx, dy);
 }
@@ -278,6 +287,7 @@ void ViewModel::zoom_at(Vec2 screen, double factor) {
     Side& s = shown();
     if (!s.scene) return;
     s.auto_fit = false;
+    follow_ = false;
     Camera fitted;
     fitted.fit(s.scene->bounds(), viewport_);
     s.camera.zoom_at(screen, factor, viewport_, std::max(1e-6, fitted.zoom * 0.5));
@@ -285,6 +295,7 @@ void ViewModel::zoom_at(Vec2 screen, double factor) {
 
 void ViewModel::set_zoom(double zoom, Vec2 centre) {
     Side& s = shown();
+    follow_ = false;
     s.auto_fit = false;
     s.camera.zoom = zoom;
     s.camera.cx = centre.x;
@@ -296,6 +307,7 @@ void ViewModel::rebuild_scene(int side) {
     if (!s.doc) return;
     s.scene = std::make_unique<Scene>(*s.doc, s.units, s.expanded);
     if (!s.colours) recolour(side);
+    if (follow_ && side == shown_) centre_on_selection(0);
 }
 
 void ViewModel::recolour(int side) {
@@ -348,6 +360,7 @@ void ViewModel::toggle_row(std::int32_t r) {
     rebuild_scene(shown_);
     const Row& now = s.scene->rows()[static_cast<std::size_t>(s.scene->row_of_instance(row.instances.front()))];
     s.auto_fit = false;
+    follow_ = false;
     s.camera.cy += now.box.y0 - before;
 }
 
@@ -368,13 +381,9 @@ void ViewModel::click(Vec2 screen) {
         }
         case HitKind::group: {
             const Row& row = rows[static_cast<std::size_t>(h.row)];
-            const auto& shape = s.units[static_cast<std::size_t>(row.unit)].shape;
-            for (std::size_t i = 0; i < shape.graph.nodes.size(); ++i)
-                if (shape.graph.nodes[i].cluster == h.local) {
-                    auto flat = s.scene->flat_node(h.row, static_cast<std::int32_t>(i));
-                    select({SelectionKind::group, s.doc->plan().nodes[static_cast<std::size_t>(flat)].group});
-                    return;
-                }
+            const auto& cluster = s.units[static_cast<std::size_t>(row.unit)].shape.clusters[static_cast<std::size_t>(h.local)];
+            auto flat = s.scene->flat_node(h.row, cluster.first_node);
+            select({SelectionKind::group, s.doc->plan().nodes[static_cast<std::size_t>(flat)].group});
             return;
         }
         case HitKind::connector: select({SelectionKind::edge, s.scene->connectors()[static_cast<std::size_t>(h.connector)].edge}); return;
@@ -388,6 +397,7 @@ void ViewModel::double_click(Vec2 screen) {
     Hit h = hit(screen);
     if (h.kind == HitKind::row || h.kind == HitKind::badge) {
         s.auto_fit = false;
+        follow_ = false;
         s.camera.fit(s.scene->rows()[static_cast<std::size_t>(h.row)].box, viewport_);
     }
 }
@@ -398,14 +408,20 @@ void ViewModel::select(Selection sel, bool centre) {
     selection_ = sel;
     refresh_inspector();
     start_why();
-    if (!centre || sel.kind == SelectionKind::none) return;
+    follow_ = centre && sel.kind != SelectionKind::none;
+    if (follow_) centre_on_selection(0.8);
+}
+
+void ViewModel::centre_on_selection(double min_zoom) {
     Side& s = shown();
+    const Selection& sel = selection_;
+    if (!s.scene || sel.kind == SelectionKind::none) return;
     const auto& plan = s.doc->plan();
     std::int64_t node = sel.index;
     if (sel.kind == SelectionKind::edge) node = plan.edges[static_cast<std::size_t>(sel.index)].from;
     if (sel.kind == SelectionKind::group) node = plan.groups[static_cast<std::size_t>(sel.index)].nodes.front();
     Place p = s.scene->place_of_node(static_cast<std::size_t>(node));
-    if (p.row >= 0) centre_on(s.scene->node_box(p), 0.8);
+    if (p.row >= 0) centre_on(s.scene->node_box(p), min_zoom);
 }
 
 Status ViewModel::select_id(const std::string& id, bool centre) {

@@ -57,6 +57,8 @@ public:
     // Reloads the files that changed on disk since they were read.
     void reload_changed();
     bool loading() const;
+    // Something is still on its way: a load, a layout or a `kbp why` answer.
+    bool busy() const;
     const Document* document(int side) const;
     int shown_side() const { return shown_; }
     void show_side(int side);
@@ -156,6 +158,7 @@ private:
     ColorMode color_ = ColorMode::precision;
     bool color_chosen_ = false;  // the user picked a mode: a new diff does not switch to diff
     Selection selection_;
+    bool follow_ = false;  // keep the selection centred while layouts settle, until the user moves
     std::vector<InspectorSection> inspector_;
     std::vector<LoadError> errors_;
     FindRequest find_request_;
@@ -179,6 +182,7 @@ private:
     void refresh_inspector();
     void start_why();
     void centre_on(const Box& world, double min_zoom);
+    void centre_on_selection(double min_zoom);
     FrameContext context(const Side& s, const Box& viewport) const;
 };
 
