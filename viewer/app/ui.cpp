@@ -464,7 +464,8 @@ void Ui::overview(ViewModel& model) {
         }
         std::size_t odd = 0;
         for (char d : h->row_differs) odd += d != 0;
-        ImGui::TextColored(grey, "%zu layers × %zu ops; %zu layers differ from the rest (red)", h->layers.size(), h->columns.size(), odd);
+        ImGui::TextColored(grey, "%zu layers × %zu ops, coloured by precision; %zu layers differ from the rest (red)", h->layers.size(),
+                           h->columns.size(), odd);
         const float cell = 6, label = 34;
         ImGui::BeginChild("heatmap", {0, std::min(420.0f, cell * static_cast<float>(h->layers.size()) + 30)}, true,
                           ImGuiWindowFlags_HorizontalScrollbar);
@@ -483,8 +484,7 @@ void Ui::overview(ViewModel& model) {
                     if (n < 0) continue;
                     const auto& node = doc->plan().nodes[static_cast<std::size_t>(n)];
                     ImVec2 a{p.x + label + static_cast<float>(c) * cell, p.y}, z{a.x + cell - 1, a.y + cell - 1};
-                    Rgba fill = model.colouring() ? model.colouring()->fill(static_cast<std::size_t>(n)) : IM_COL32(220, 220, 220, 255);
-                    dl->AddRectFilled(a, z, fill);
+                    dl->AddRectFilled(a, z, h->colours[ri * h->columns.size() + c]);
                     if (h->differs[ri * h->columns.size() + c]) dl->AddRect(a, z, IM_COL32(200, 30, 30, 255));
                     if (mouse.x >= a.x && mouse.x < z.x + 1 && mouse.y >= a.y && mouse.y < z.y + 1 && ImGui::IsWindowHovered()) {
                         ImGui::SetTooltip("%s\n%s  %s", node.id.c_str(), h->columns[c].c_str(), exporters::precision_signature(node.precision).c_str());

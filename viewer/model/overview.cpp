@@ -6,6 +6,7 @@
 #include "exporters/text.hpp"
 #include "schema/bytes.hpp"
 #include "schema/stats.hpp"
+#include "viewer/model/colouring.hpp"
 
 namespace kbp::viewer {
 
@@ -30,6 +31,10 @@ Heatmap build_heatmap(const Document& doc) {
     h.cells.assign(rows.size() * width, -1);
     for (std::size_t r = 0; r < rows.size(); ++r)
         for (const auto& [c, n] : rows[r]) h.cells[r * width + c] = n;
+    Colouring precision(doc, ColorMode::precision);
+    h.colours.assign(h.cells.size(), 0);
+    for (std::size_t i = 0; i < h.cells.size(); ++i)
+        if (h.cells[i] >= 0) h.colours[i] = precision.fill(static_cast<std::size_t>(h.cells[i]));
     // Per column, the most common formats; a cell with others differs.
     h.differs.assign(h.cells.size(), 0);
     h.row_differs.assign(rows.size(), 0);

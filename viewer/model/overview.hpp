@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "viewer/model/document.hpp"
+#include "viewer/model/geometry.hpp"
 
 namespace kbp::viewer {
 
@@ -16,6 +17,7 @@ struct Heatmap {
     std::vector<std::string> columns;   // op names inside a layer: "kda.q", "moe.gate_up"
     std::vector<std::int64_t> layers;   // one row per layer
     std::vector<std::int32_t> cells;    // rows × columns: the flat node, or -1 where a layer has no such op
+    std::vector<Rgba> colours;          // per cell: the op's precision colour (as on the canvas)
     std::vector<char> differs;          // per cell: formats differ from the column's most common
     std::vector<char> row_differs;      // per row: some cell differs
     std::int32_t cell(std::size_t row, std::size_t column) const { return cells[row * columns.size() + column]; }

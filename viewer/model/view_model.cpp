@@ -469,7 +469,7 @@ void ViewModel::start_why() {
     const auto& id = s.doc->plan().nodes[static_cast<std::size_t>(selection_.index)].id;
     std::string key = why_key(s.generation, id);
     if (why_answers_.count(key)) return;
-    auto inputs = why_inputs(s.doc->plan());
+    auto inputs = why_inputs(s.doc->plan(), s.doc->path());
     if (!inputs.request) {
         why_answers_[key] = inputs.missing;
         return;

@@ -4,7 +4,7 @@
 
 namespace kbp::viewer {
 
-WhyInputs why_inputs(const schema::Blueprint& b) {
+WhyInputs why_inputs(const schema::Blueprint& b, const std::string& plan_path) {
     WhyInputs out;
     if (!b.provenance || b.provenance->kind != "kbp" || b.provenance->files.empty()) {
         out.missing = "not a plan kbp made: its provenance names no inputs to replay";
@@ -12,10 +12,15 @@ WhyInputs why_inputs(const schema::Blueprint& b) {
     }
     planner::PlanRequest r;
     r.config_path = b.provenance->files.front().path;
+    // As kbp plan was given it: from the working folder, else beside the plan.
     std::error_code ec;
     if (!std::filesystem::is_regular_file(r.config_path, ec)) {
-        out.missing = "the plan's config " + r.config_path + " is not on this machine";
-        return out;
+        auto beside = std::filesystem::path(plan_path).parent_path() / r.config_path;
+        if (!std::filesystem::is_regular_file(beside, ec)) {
+            out.missing = "the plan's config " + r.config_path + " is not on this machine (kbp why needs it)";
+            return out;
+        }
+        r.config_path = beside.string();
     }
     r.arm = std::string(b.arm.mode.name());
     r.rows = b.arm.rows;

@@ -11,12 +11,13 @@
 
 namespace kbp::viewer {
 
-// The request that made `plan`, or why there is none ("not a plan kbp made", "the config
-// samples/x/config.json is not on this machine").
+// The request that made `plan` (read from `plan_path`), or why there is none ("not a plan kbp
+// made", "the config samples/x/config.json is not on this machine"). The config is looked for as
+// kbp plan was given it (from the working folder), then beside the plan.
 struct WhyInputs {
     std::optional<planner::PlanRequest> request;
     std::string missing;
 };
-WhyInputs why_inputs(const schema::Blueprint& plan);
+WhyInputs why_inputs(const schema::Blueprint& plan, const std::string& plan_path);
 
 }  // namespace kbp::viewer
