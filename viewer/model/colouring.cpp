@@ -1,5 +1,6 @@
 #include "viewer/model/colouring.hpp"
 
+#include <algorithm>
 #include <array>
 #include <map>
 
@@ -184,6 +185,19 @@ Colouring::Colouring(const Document& doc, ColorMode mode, const std::vector<Diff
             tally(keys, colors, order);
             break;
         }
+    }
+    shares_.resize(doc.instances().size());
+    std::vector<Share> counts;
+    for (std::size_t i = 0; i < doc.instances().size(); ++i) {
+        counts.clear();
+        for (auto n : doc.instances()[i].nodes) {
+            Rgba f = fills_[static_cast<std::size_t>(n)];
+            auto it = std::find_if(counts.begin(), counts.end(), [&](const Share& s) { return s.fill == f; });
+            if (it == counts.end()) counts.push_back({f, 1});
+            else ++it->ops;
+        }
+        std::stable_sort(counts.begin(), counts.end(), [](const Share& a, const Share& b) { return a.ops > b.ops; });
+        for (std::size_t k = 0; k < 3 && k < counts.size(); ++k) shares_[i][k] = counts[k];
     }
 }
 

@@ -7,6 +7,7 @@
 //   diff   with two plans: added, removed, changed, unchanged (a node matched by id).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -45,12 +46,20 @@ public:
     const std::vector<LegendEntry>& legend() const { return legend_; }
     const std::string& meaning() const { return meaning_; }  // "fill: narrowest format the op reads or writes"
     const std::string& note() const { return note_; }        // why a mode shows nothing ("no target known")
+    // An instance's three most common fills with their counts, most first: what a row too thin to
+    // show its ops is drawn with (made once per colouring, so thin rows cost one lookup each).
+    struct Share {
+        Rgba fill = 0;
+        std::int32_t ops = 0;
+    };
+    const std::array<Share, 3>& shares(std::size_t instance) const { return shares_[instance]; }
 
 private:
     ColorMode mode_;
     std::vector<Rgba> fills_;
     std::vector<LegendEntry> legend_;
     std::string meaning_, note_;
+    std::vector<std::array<Share, 3>> shares_;
 };
 
 // Bytes per token an op moves between kernels: its non-fused inputs, and each non-fused output

@@ -241,12 +241,11 @@ public:
         band_ = band;
         band_box_ = band_colors_.empty() ? Box{s.x0, sy0, s.x1, sy1} : Box{std::min(band_box_.x0, s.x0), band_box_.y0,
                                                                            std::max(band_box_.x1, s.x1), std::max(band_box_.y1, sy1)};
-        const Unit& unit = f_.doc.units()[static_cast<std::size_t>(row.unit)];
-        for (std::size_t i = 0; i < unit.nodes.size(); ++i) {
-            Rgba c = look(row, i).fill;
-            auto it = std::find_if(band_colors_.begin(), band_colors_.end(), [&](const auto& p) { return p.first == c; });
-            if (it == band_colors_.end()) band_colors_.push_back({c, 1});
-            else ++it->second;
+        for (const auto& share : f_.colours.shares(static_cast<std::size_t>(row.instances.front()))) {
+            if (share.ops == 0) continue;
+            auto it = std::find_if(band_colors_.begin(), band_colors_.end(), [&](const auto& p) { return p.first == share.fill; });
+            if (it == band_colors_.end()) band_colors_.push_back({share.fill, share.ops});
+            else it->second += share.ops;
         }
     }
 
@@ -267,10 +266,10 @@ public:
         band_colors_.clear();
     }
 
-    void connectors(bool labels) {
+    void connectors(bool labels, std::size_t first_row, std::size_t last_row) {
         const auto& cs = f_.scene.connectors();
         const auto& plan = f_.doc.plan();
-        for (std::size_t k = 0; k < cs.size(); ++k) {
+        for (std::size_t k : f_.scene.connectors_near(first_row, last_row)) {
             const auto& c = cs[k];
             auto path = f_.scene.connector_path(c, k);
             Box span{path[0].x, path[0].y, path[0].x, path[0].y};
@@ -433,7 +432,7 @@ FrameStats build_frame(const FrameContext& f, DrawList& out) {
         shown.push_back(static_cast<std::int32_t>(r));
     }
     paint.flush_band();
-    if (fine) paint.connectors(labels);
+    if (fine) paint.connectors(labels, first, last);
     for (auto r : shown) {
         const Row& row = rows[static_cast<std::size_t>(r)];
         Box s = paint.screen(row.box);
@@ -488,7 +487,7 @@ Hit hit_test(const FrameContext& f, Vec2 screen) {
     }
     if (fine) {
         const auto& cs = f.scene.connectors();
-        for (std::size_t k = 0; k < cs.size(); ++k)
+        for (std::size_t k : f.scene.connectors_near(first, last))
             if (distance_to(f.scene.connector_path(cs[k], k), w) <= slack) return {HitKind::connector, -1, -1, static_cast<std::int32_t>(k)};
     }
     for (std::size_t r = r0; r < r1; ++r)

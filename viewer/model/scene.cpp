@@ -80,9 +80,21 @@ Scene::Scene(const Document& doc, const std::vector<UnitGeometry>& units, const 
         if (fresh) connectors_.push_back(c);
         else ++connectors_[it->second].count;
     }
-    std::size_t lanes = 0;
-    for (const auto& c : connectors_) lanes += c.row_to != c.row_from + 1;
-    if (lanes) bounds_.x1 = right_lane_ + 8.0f * static_cast<float>(std::min<std::size_t>(lanes, 12)) + 8;
+    for (std::size_t k = 0; k < connectors_.size(); ++k)
+        (connectors_[k].row_to == connectors_[k].row_from + 1 ? neighbours_by_row_ : lanes_).push_back(k);
+    std::stable_sort(neighbours_by_row_.begin(), neighbours_by_row_.end(),
+                     [&](std::size_t a, std::size_t b) { return connectors_[a].row_from < connectors_[b].row_from; });
+    if (!lanes_.empty()) bounds_.x1 = right_lane_ + 8.0f * static_cast<float>(std::min<std::size_t>(lanes_.size(), 12)) + 8;
+}
+
+std::vector<std::size_t> Scene::connectors_near(std::size_t first, std::size_t last) const {
+    auto from = static_cast<std::int32_t>(first == 0 ? 0 : first - 1);
+    auto it = std::lower_bound(neighbours_by_row_.begin(), neighbours_by_row_.end(), from,
+                               [&](std::size_t k, std::int32_t row) { return connectors_[k].row_from < row; });
+    std::vector<std::size_t> out;
+    for (; it != neighbours_by_row_.end() && connectors_[*it].row_from < static_cast<std::int32_t>(last); ++it) out.push_back(*it);
+    out.insert(out.end(), lanes_.begin(), lanes_.end());
+    return out;
 }
 
 Place Scene::place_of_node(std::size_t node) const {

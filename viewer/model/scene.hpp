@@ -52,6 +52,9 @@ public:
 
     const std::vector<Row>& rows() const { return rows_; }
     const std::vector<Connector>& connectors() const { return connectors_; }
+    // The connectors a frame showing rows [first, last) may need: those between neighbouring rows
+    // that start in or just above the range, and every one along the right lane.
+    std::vector<std::size_t> connectors_near(std::size_t first, std::size_t last) const;
     const Box& bounds() const { return bounds_; }
     const UnitGeometry& unit(const Row& r) const { return (*units_)[static_cast<std::size_t>(r.unit)]; }
 
@@ -72,6 +75,8 @@ private:
     std::vector<Row> rows_;
     std::vector<std::int32_t> row_of_instance_;
     std::vector<Connector> connectors_;
+    std::vector<std::size_t> neighbours_by_row_;  // connectors between neighbouring rows, by row_from
+    std::vector<std::size_t> lanes_;              // the others
     Box bounds_;
     float right_lane_ = 0;  // x of the lane connectors between rows that are not neighbours use
 };

@@ -29,8 +29,8 @@ namespace world {
 inline constexpr float node_font = 12;
 inline constexpr float node_pad_x = 7, node_pad_y = 5;
 inline constexpr float glyph_cell = 7, glyph_gap = 6;  // the precision glyph: three cells W A O
-inline constexpr float block_title = 12;
-inline constexpr float group_title = 10;
+inline constexpr float block_title = 13;
+inline constexpr float group_title = 11;
 inline constexpr float row_title = 17;
 inline constexpr float row_header = 30;
 inline constexpr float row_pad = 14;
