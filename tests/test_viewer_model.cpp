@@ -173,7 +173,7 @@ TEST_CASE("viewer model: two arms open as a diff, coloured and listed", "[viewer
     CHECK(m->color_mode() == ColorMode::precision);
 }
 
-TEST_CASE("viewer model: a file that changes is reloaded; one that breaks is reported and the old kept", "[viewer][reload]") {
+TEST_CASE("viewer model: a file that changes is reloaded, one that breaks is reported and the old kept", "[viewer][reload]") {
     test::TempDir dir;
     std::string path = dir.file("plan.json");
     test::spit(path, test::seed_text());

@@ -155,7 +155,7 @@ TEST_CASE("viewer window: a corrupt file shows its problems and keeps the window
     CHECK(beside.state["rows"] == 5);
 }
 
-TEST_CASE("viewer window: kbp view starts kbp-view; bad options exit 1", "[viewer][window][cli]") {
+TEST_CASE("viewer window: kbp view starts kbp-view, bad options exit 1", "[viewer][window][cli]") {
     test::TempDir dir;
     setenv("KBP_VIEW", KBP_VIEW_PATH, 1);
     auto r = view(dir, "view " + seed() + " --color family", KBP_CLI_PATH);

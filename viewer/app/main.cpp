@@ -25,6 +25,15 @@ extern "C" const char* __lsan_default_suppressions() {
            "leak:libgvplugin\nleak:libcairo.so\nleak:libpango\nleak:libfontconfig.so\nleak:libglib\nleak:libgobject\n"
            "leak:libharfbuzz\nleak:libpixman\nleak:libexpat\n";
 }
+#include <dlfcn.h>
+// Mesa unloads its driver before LeakSanitizer looks, which then cannot name (or suppress) the
+// driver's allocations: keep the driver loaded to the end.
+static void keep_gl_driver_loaded() {
+    for (const char* lib : {"libGLX_mesa.so.0", "swrast_dri.so", "/usr/lib/x86_64-linux-gnu/dri/swrast_dri.so"})
+        dlopen(lib, RTLD_NOW | RTLD_NODELETE | RTLD_GLOBAL);
+}
+#else
+static void keep_gl_driver_loaded() {}
 #endif
 
 namespace {
@@ -262,6 +271,7 @@ int main(int argc, char** argv) {
         std::cout << "kbp-view " KBP_VERSION "\n";
         return 0;
     }
+    keep_gl_driver_loaded();
     bool headless = options->screenshot || options->dump_state || options->bench_frames > 0;
     auto window = app::Window::open(options->width, options->height, "kbp-view", !headless);
     if (!window) {
