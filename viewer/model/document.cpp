@@ -19,27 +19,38 @@ std::string block_in_unit(const Node& n) {
     return dot == std::string::npos ? n.block : n.block.substr(dot + 1);
 }
 
-// What makes two instances the same shape: per op its name, op, formats, kernel, family,
-// compute, where, state and group offset; per edge its ends, format and fusion.
-std::string signature(const Blueprint& b, const std::vector<std::int32_t>& nodes, const std::vector<std::int32_t>& edges,
-                      const std::vector<std::int32_t>& local_of) {
-    std::string s;
-    std::int64_t first_group = b.nodes[static_cast<std::size_t>(nodes.front())].group;
-    for (auto i : nodes) {
-        const Node& n = b.nodes[static_cast<std::size_t>(i)];
-        s += exporters::local_name(n) + '|' + block_in_unit(n) + '|' + n.op.name() + '|' +
-             exporters::precision_signature(n.precision) + '|' + n.kernel.value_or("") + '|' + n.family + '|' +
-             (n.compute ? n.compute->name() : "") + '|' + std::string(n.where.name()) + '|' +
-             (n.state ? schema::state_roles_name(*n.state) : "") + '|' + (n.inserted ? "i" : "") + '|' +
-             std::to_string(n.group - first_group) + '\n';
-    }
-    for (auto e : edges) {
-        const auto& edge = b.edges[static_cast<std::size_t>(e)];
-        s += std::to_string(local_of[static_cast<std::size_t>(edge.from)]) + '>' +
-             std::to_string(local_of[static_cast<std::size_t>(edge.to)]) + ' ' + std::string(edge.format.name()) +
-             (edge.fused ? " f\n" : "\n");
-    }
-    return s;
+// Two instances are the same shape when their ops and edges are equal in every member of the
+// model (Node's and Edge's operator==, so a member the format gains counts without a change
+// here) once what names the layer is set aside: ids and blocks become local, order and layer are
+// dropped, groups count from the instance's first, edge ends are local indices.
+Node local_node(const Node& n, std::int64_t first_group) {
+    Node out = n;
+    out.id = exporters::local_name(n);
+    out.block = block_in_unit(n);
+    out.order = 0;
+    out.layer.reset();
+    out.group = n.group - first_group;
+    return out;
+}
+
+schema::Edge local_edge(const schema::Edge& e, const std::vector<std::int32_t>& local_of) {
+    schema::Edge out = e;
+    out.id.clear();  // the tensor's name carries the layer's prefix
+    out.from = local_of[static_cast<std::size_t>(e.from)];
+    out.to = local_of[static_cast<std::size_t>(e.to)];
+    return out;
+}
+
+bool same_shape(const Blueprint& b, const Instance& x, const Instance& y, const std::vector<std::int32_t>& local_of) {
+    if (x.nodes.size() != y.nodes.size() || x.edges.size() != y.edges.size()) return false;
+    std::int64_t gx = b.nodes[static_cast<std::size_t>(x.nodes.front())].group, gy = b.nodes[static_cast<std::size_t>(y.nodes.front())].group;
+    for (std::size_t i = 0; i < x.nodes.size(); ++i)
+        if (!(local_node(b.nodes[static_cast<std::size_t>(x.nodes[i])], gx) == local_node(b.nodes[static_cast<std::size_t>(y.nodes[i])], gy)))
+            return false;
+    for (std::size_t i = 0; i < x.edges.size(); ++i)
+        if (!(local_edge(b.edges[static_cast<std::size_t>(x.edges[i])], local_of) == local_edge(b.edges[static_cast<std::size_t>(y.edges[i])], local_of)))
+            return false;
+    return true;
 }
 
 }  // namespace
@@ -92,9 +103,8 @@ void Document::index() {
         else crossing_.push_back(static_cast<std::int32_t>(e));
     }
 
-    // Units: instances of the same name and shape share one.
-    std::map<std::pair<std::string, std::string>, std::int32_t> by_shape;
-    std::map<std::string, int> variants;
+    // Units: instances of the same name and shape share one (compared with the unit's first).
+    std::map<std::string, std::vector<std::int32_t>> units_by_name;  // lookup only
     for (std::size_t r = 0; r < runs.size(); ++r) {
         Instance& inst = instances_[r];
         inst.nodes = std::move(runs[r]);
@@ -106,12 +116,14 @@ void Document::index() {
             for (const auto& l : b.layers)
                 if (l.index == *first.layer) name = l.template_name;
         }
-        std::string shape = signature(b, inst.nodes, inst.edges, local_of_node_);
-        auto [it, fresh] = by_shape.try_emplace({name, std::move(shape)}, static_cast<std::int32_t>(units_.size()));
-        if (fresh) {
+        auto& candidates = units_by_name[name];
+        inst.unit = -1;
+        for (auto u : candidates)
+            if (same_shape(b, instances_[static_cast<std::size_t>(units_[static_cast<std::size_t>(u)].instances.front())], inst, local_of_node_))
+                inst.unit = u;
+        if (inst.unit < 0) {
             Unit u;
-            int variant = ++variants[name];
-            u.name = variant == 1 ? name : name + " (variant " + std::to_string(variant) + ")";
+            u.name = candidates.empty() ? name : name + " (variant " + std::to_string(candidates.size() + 1) + ")";
             u.layered = first.layer.has_value();
             std::int64_t first_group = first.group;
             for (auto i : inst.nodes) {
@@ -122,9 +134,10 @@ void Document::index() {
                 const auto& edge = b.edges[static_cast<std::size_t>(e)];
                 u.edges.push_back({local_of_node_[static_cast<std::size_t>(edge.from)], local_of_node_[static_cast<std::size_t>(edge.to)]});
             }
+            inst.unit = static_cast<std::int32_t>(units_.size());
+            candidates.push_back(inst.unit);
             units_.push_back(std::move(u));
         }
-        inst.unit = it->second;
         units_[static_cast<std::size_t>(inst.unit)].instances.push_back(static_cast<std::int32_t>(r));
     }
 

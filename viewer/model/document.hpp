@@ -2,8 +2,9 @@
 // plus the runs of ops outside any layer: "embed", "head"), instances of the same shape sharing
 // one unit, so that a layout is made once per unit and placed at each instance (a plan's layers
 // repeat: the seed's 45 layers are 3 units). Units are found from the flat lists themselves: two
-// layers share a unit when their template names agree and their ops, formats, kernels, groups
-// and edges are the same; the collapsed form is not needed.
+// layers share a unit when their template names agree and their ops and edges are equal in every
+// member but those that name the layer (ids, order, group numbers); the collapsed form is not
+// needed.
 //
 // Loading reads, validates and indexes; it never throws for bad input: a file that cannot be read
 // or is invalid gives a LoadFailure with the validator's problems, which the viewer shows in a
