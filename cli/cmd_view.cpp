@@ -1,8 +1,8 @@
 // kbp view: starts the desktop viewer, kbp-view, with the same arguments. kbp itself links no
 // GL, so it runs on a headless server; only kbp-view needs a display.
 //
-// kbp-view is looked for in $KBP_VIEW, beside kbp, in the build tree's viewer/ folder beside
-// kbp's cli/, then on PATH.
+// kbp-view is looked for in $KBP_VIEW, beside kbp, in the build tree (build/viewer/app/ beside
+// build/cli/), then on PATH.
 #include <unistd.h>
 
 #include <filesystem>
@@ -21,7 +21,7 @@ std::vector<std::string> candidates() {
     auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (!ec) {
         out.push_back((self.parent_path() / "kbp-view").string());
-        out.push_back((self.parent_path().parent_path() / "viewer" / "kbp-view").string());
+        out.push_back((self.parent_path().parent_path() / "viewer" / "app" / "kbp-view").string());
     }
     return out;
 }
@@ -45,7 +45,7 @@ int run_view(int argc, char** argv) {
         }
     execvp("kbp-view", args.data());  // returns only when kbp-view is not on PATH
     return report(make_error(ErrorCode::unsupported, "kbp-view",
-                             "the desktop viewer is not installed (it is built with kbp: build/viewer/kbp-view)"));
+                             "the desktop viewer is not installed (it is built with kbp: build/viewer/app/kbp-view)"));
 }
 
 }  // namespace kbp::cli

@@ -157,7 +157,7 @@ TEST_CASE("viewer window: a corrupt file shows its problems and keeps the window
 
 TEST_CASE("viewer window: kbp view starts kbp-view, bad options exit 1", "[viewer][window][cli]") {
     test::TempDir dir;
-    setenv("KBP_VIEW", KBP_VIEW_PATH, 1);
+    unsetenv("KBP_VIEW");  // found in the build tree beside kbp
     auto r = view(dir, "view " + seed() + " --color family", KBP_CLI_PATH);
     INFO(test::show(r.run));
     REQUIRE(r.run.exit == 0);
