@@ -20,7 +20,7 @@
 #include "exporters/render.hpp"
 #include "exporters/view.hpp"
 #include "schema/reader.hpp"
-#include "schema/templates.hpp"
+#include "schema/synthetic.hpp"
 #include "schema/validator.hpp"
 
 namespace {
@@ -39,45 +39,15 @@ double best_ms(int runs, const std::function<void()>& f) {
     return best;
 }
 
-// The template serving layer i of the seed's model: 0-2 kda+mlp, every fourth dsa+moe, else kda+moe.
-std::string glm_template(std::size_t i) { return i < 3 ? "kda+mlp" : (i % 4 == 3 ? "dsa+moe" : "kda+moe"); }
-
 // The seed's collapsed form stretched to `layers` layers and expanded: a plan of the same shape,
 // ~38.7 ops per layer.
 Blueprint scaled_plan(const Blueprint& seed, std::size_t layers) {
-    auto collapsed = kbp::schema::collapse_layers(seed, {.detail = true});
-    if (!collapsed) {
-        std::fprintf(stderr, "kbp-export-bench: cannot collapse the plan: %s\n", collapsed.error().text().c_str());
+    auto b = kbp::schema::relayout(seed, kbp::schema::glm_layout(layers), true);
+    if (!b) {
+        std::fprintf(stderr, "kbp-export-bench: cannot build the synthetic plan: %s\n", b.error().text().c_str());
         std::exit(2);
     }
-    Blueprint b = seed;
-    b.collapsed = std::move(*collapsed);
-    auto& c = *b.collapsed;
-    c.layout.clear();
-    for (auto& t : c.templates) t.instances.clear();
-    b.layers.clear();
-    for (std::size_t i = 0; i < layers; ++i) {
-        std::string name = glm_template(i);
-        const kbp::schema::Layer* model = nullptr;
-        for (const auto& l : seed.layers)
-            if (l.template_name == name) model = &l;
-        kbp::schema::Layer layer = *model;
-        layer.index = static_cast<std::int64_t>(i);
-        for (auto& block : layer.blocks) block = "l" + std::to_string(i) + block.substr(block.find('.'));
-        b.layers.push_back(std::move(layer));
-        c.layout.push_back(name);
-        for (auto& t : c.templates)
-            if (t.name == name) t.instances.push_back(static_cast<std::int64_t>(i));
-    }
-    auto flat = kbp::schema::expand_templates(b);
-    if (!flat) {
-        std::fprintf(stderr, "kbp-export-bench: cannot expand: %s\n", flat.error().text().c_str());
-        std::exit(2);
-    }
-    b.nodes = std::move(flat->nodes);
-    b.edges = std::move(flat->edges);
-    b.groups = std::move(flat->groups);
-    return b;
+    return std::move(*b);
 }
 
 ex::View view_of(const Blueprint& b, ex::ViewKind kind, std::optional<std::vector<std::int64_t>> layers = std::nullopt) {

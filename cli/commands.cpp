@@ -6,7 +6,7 @@
 namespace kbp::cli {
 namespace {
 
-const std::array<Command, 9> table{{
+const std::array<Command, 11> table{{
     {"plan", "plan a model's inference as kernels",
      "usage: kbp plan CONFIG [--arm MODE] [--rows N] [--target NAME|FILE] [--recipe NAME|FILE]\n"
      "                [--set key=value]... [--ranges FILE] [--catalog DIR] [-o OUT] [--compact]\n"
@@ -104,6 +104,25 @@ const std::array<Command, 9> table{{
      "--block; --force lays it out anyway. The format follows OUT's extension unless --format.\n"
      "Exit: 0 ok, 1 usage error, 2 invalid plan, 3 output not written, 4 too large or not rendered.\n",
      run_render},
+    {"diff", "what changed between two plans",
+     "usage: kbp diff A B [--json] [-o OUT] [--max-items N]\n\n"
+     "Matches the nodes of plans A and B by id, their groups by the first node of each, their edges\n"
+     "by tensor and ends, and reports what was added, removed and changed: every field that differs\n"
+     "(formats, kernel, family, steps, group rule and members, bytes per token in and out, ...) with\n"
+     "its old and new value, and the totals that moved (kernel launches, quantization points, bytes\n"
+     "per token between kernels, ...). --json writes the same as kbp-diff/v1 JSON\n"
+     "(diff/kbp-diff-v1.schema.json); --max-items lists at most N items of each kind (default 40,\n"
+     "0 = all) in the report. The same two plans always give the same bytes.\n"
+     "Exit (as diff and cmp): 0 equal, 1 different, 2 trouble (usage error, unreadable or invalid\n"
+     "plan), 3 output not written. A CI job can guard a plan: kbp diff expected.json new.json.\n",
+     run_diff},
+    {"view", "open plans in the desktop viewer (kbp-view)",
+     "usage: kbp view PLAN [PLAN2] [kbp-view options]\n\n"
+     "Starts kbp-view, the desktop viewer: the plan top to bottom with layers folded into their\n"
+     "templates, colour by precision / family / compute / where / state / bytes / roofline bound, an\n"
+     "inspector, find, overview panels and, with two plans, their diff. 'kbp-view --help' lists its\n"
+     "options. kbp itself needs no display; kbp-view does.\n",
+     run_view},
 }};
 
 }  // namespace

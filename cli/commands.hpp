@@ -26,6 +26,8 @@ int run_plan(int argc, char** argv);
 int run_why(int argc, char** argv);
 int run_export(int argc, char** argv);
 int run_render(int argc, char** argv);
+int run_diff(int argc, char** argv);
+int run_view(int argc, char** argv);
 
 // The subcommand table, in the order `kbp --help` lists it.
 std::span<const Command> commands();

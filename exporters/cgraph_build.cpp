@@ -1,5 +1,6 @@
 #include "exporters/cgraph_build.hpp"
 
+#include <cctype>
 #include <stdexcept>
 #include <unordered_map>
 #include <vector>
@@ -75,6 +76,41 @@ Agiodisc_t string_io = {io_read, io_put, io_flush};
 Agdisc_t discipline = {&AgMemDisc, &rank_ids, &string_io};
 
 }  // namespace
+
+namespace {
+
+std::string& graphviz_messages() {
+    static std::string messages;
+    return messages;
+}
+
+int collect_message(char* text) {
+    if (text && graphviz_messages().size() < 4000) graphviz_messages() += text;
+    return 0;
+}
+
+}  // namespace
+
+ErrorCapture::ErrorCapture() : previous_(agseterrf(collect_message)) { graphviz_messages().clear(); }
+
+ErrorCapture::~ErrorCapture() { agseterrf(previous_); }
+
+std::string ErrorCapture::text() const {
+    std::string t = graphviz_messages();
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
+    return t;
+}
+
+GVC_t* graphviz_context() {
+    struct Holder {
+        GVC_t* gvc = gvContext();
+        ~Holder() {
+            if (gvc) gvFreeContext(gvc);
+        }
+    };
+    static Holder holder;
+    return holder.gvc;
+}
 
 CGraph::CGraph(const std::string& name) {
     g_ = agopen(c_str(name), Agdirected, &discipline);

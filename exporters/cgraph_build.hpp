@@ -10,6 +10,7 @@
 #pragma once
 
 #include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
 
 #include <memory>
 #include <string>
@@ -41,6 +42,25 @@ public:
 
 private:
     Agraph_t* g_ = nullptr;
+};
+
+// One Graphviz context for the whole process, for rendering (render.cpp) and laying out
+// (dot_layout.cpp). Graphviz's pango text layout remembers the last font name by pointer into the
+// context's font table; a second context would make it compare against freed memory. So the
+// context is made once and freed at exit (Graphviz is not thread-safe anyway: one caller at a time).
+GVC_t* graphviz_context();
+
+// Collects Graphviz's agerr output while it lives and restores the previous handler afterwards.
+class ErrorCapture {
+public:
+    ErrorCapture();
+    ~ErrorCapture();
+    ErrorCapture(const ErrorCapture&) = delete;
+    ErrorCapture& operator=(const ErrorCapture&) = delete;
+    std::string text() const;  // what Graphviz said, trailing white space removed
+
+private:
+    agusererrf previous_;
 };
 
 // The Graphviz graph of a view (dot.cpp): clusters, nodes, edges, labels, colours, legend.

@@ -37,13 +37,6 @@ std::string fixed(double v) {
     return buf;
 }
 
-// Edge width: 0.8 for a few bytes, growing with log2 of the bytes per token, at most 6.
-double pen_width(const std::optional<std::int64_t>& bytes) {
-    if (!bytes || *bytes <= 0) return 1.0;
-    double w = 0.8 + 0.45 * std::log2(static_cast<double>(*bytes) / 256.0);
-    return std::clamp(w, 0.8, 6.0);
-}
-
 const schema::Layer* layer_of(const Blueprint& b, std::int64_t index) {
     if (index >= 0 && static_cast<std::size_t>(index) < b.layers.size() && b.layers[static_cast<std::size_t>(index)].index == index)
         return &b.layers[static_cast<std::size_t>(index)];
@@ -568,7 +561,7 @@ private:
             if (first_label(e, text)) g.set(edge, s_.e_label, label_escape(text));
             g.set(edge, s_.e_color, std::string(c.stroke));
             g.set(edge, s_.e_fontcolor, std::string(c.stroke));
-            g.set(edge, s_.e_penwidth, fixed(pen_width(e.bytes_per_token)));
+            g.set(edge, s_.e_penwidth, fixed(edge_pen_width(e.bytes_per_token)));
         }
     }
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace kbp::exporters {
 
@@ -103,6 +104,12 @@ FormatColor format_color(const schema::Format& f) {
 int format_bits(const schema::Format& f) {
     const FormatRow* r = row_of(f);
     return r ? r->bits : 64;
+}
+
+double edge_pen_width(const std::optional<std::int64_t>& bytes) {
+    if (!bytes || *bytes <= 0) return 1.0;
+    double w = 0.8 + 0.45 * std::log2(static_cast<double>(*bytes) / 256.0);
+    return std::clamp(w, 0.8, 6.0);
 }
 
 bool is_quant_point(const schema::Node& n) { return n.inserted; }

@@ -67,6 +67,10 @@ private:
     std::string missing_ = "#eeeeee";
 };
 
+// An edge's stroke width (points) for its bytes per token: 0.8 for a few bytes, growing with
+// log2 of the bytes, at most 6; 1 when unknown. The SVG and the viewer draw with it.
+double edge_pen_width(const std::optional<std::int64_t>& bytes_per_token);
+
 // True when the op is an act_quant the planner inserted (a quantization point).
 bool is_quant_point(const schema::Node& n);
 // True when the op owns state (its `state` names roles).

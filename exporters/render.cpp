@@ -24,49 +24,8 @@ extern "C" const char* __lsan_default_suppressions() {
 #endif
 
 namespace kbp::exporters {
-namespace {
 
-std::string& graphviz_messages() {
-    static std::string messages;
-    return messages;
-}
-
-int collect_message(char* text) {
-    if (text && graphviz_messages().size() < 4000) graphviz_messages() += text;
-    return 0;
-}
-
-// Collects agerr output for one render and restores the previous handler afterwards.
-class ErrorCapture {
-public:
-    ErrorCapture() : previous_(agseterrf(collect_message)) { graphviz_messages().clear(); }
-    ~ErrorCapture() { agseterrf(previous_); }
-    std::string text() const {
-        std::string t = graphviz_messages();
-        while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
-        return t;
-    }
-
-private:
-    agusererrf previous_;
-};
-
-// One Graphviz context for the whole process. Graphviz's pango text layout remembers the last
-// font name by pointer into the context's font table; a second context would make it compare
-// against freed memory. So the context is made once and freed at exit (Graphviz is not
-// thread-safe anyway: renders run one at a time).
-GVC_t* context() {
-    struct Holder {
-        GVC_t* gvc = gvContext();
-        ~Holder() {
-            if (gvc) gvFreeContext(gvc);
-        }
-    };
-    static Holder holder;
-    return holder.gvc;
-}
-
-}  // namespace
+using detail::ErrorCapture;
 
 std::optional<ImageFormat> parse_image_format(std::string_view text) {
     if (text == "svg") return ImageFormat::svg;
@@ -111,7 +70,7 @@ Result<std::string> render_view(const View& view, const DotOptions& dot, const R
         return make_error(ErrorCode::unsupported, "", estimate.advice + "; --force lays it out anyway");
 
     ErrorCapture errors;
-    GVC_t* gvc = context();
+    GVC_t* gvc = detail::graphviz_context();
     if (!gvc) return make_error(ErrorCode::unsupported, "", "Graphviz: cannot create a context");
     auto graph = detail::make_graph(view, dot);
     if (gvLayout(gvc, graph->root(), "dot") != 0) {

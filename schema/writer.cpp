@@ -324,4 +324,26 @@ std::string write_blueprint(const Blueprint& b, const WriteOptions& options) {
     return text;
 }
 
+namespace {
+
+void flatten(const J& value, const std::string& path, std::vector<WrittenField>& out) {
+    if (value.is_object() && !value.empty()) {
+        for (const auto& [key, member] : value.items()) flatten(member, path.empty() ? key : path + "/" + key, out);
+        return;
+    }
+    out.push_back({path, value.dump()});
+}
+
+template <class T> std::vector<WrittenField> fields_of(const T& item) {
+    std::vector<WrittenField> out;
+    flatten(to_j(item), "", out);
+    return out;
+}
+
+}  // namespace
+
+std::vector<WrittenField> written_fields(const Node& node) { return fields_of(node); }
+std::vector<WrittenField> written_fields(const Edge& edge) { return fields_of(edge); }
+std::vector<WrittenField> written_fields(const Group& group) { return fields_of(group); }
+
 }  // namespace kbp::schema

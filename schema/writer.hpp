@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "blueprint.hpp"
 
@@ -13,5 +14,17 @@ struct WriteOptions {
 };
 
 std::string write_blueprint(const Blueprint& blueprint, const WriteOptions& options = {});
+
+// One member of a written node, edge or group, nested objects flattened: path "precision/weight",
+// value its compact JSON ("\"nvfp4/g16\"", "null", "[\"q\"]"). In the writer's order, extras
+// last: whatever the writer writes (a field added later too) is listed, so the diff and the
+// viewer's inspector, which read these, need no change when the format grows.
+struct WrittenField {
+    std::string path;
+    std::string json;
+};
+std::vector<WrittenField> written_fields(const Node& node);
+std::vector<WrittenField> written_fields(const Edge& edge);
+std::vector<WrittenField> written_fields(const Group& group);
 
 }  // namespace kbp::schema

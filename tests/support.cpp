@@ -2,9 +2,11 @@
 
 #include "schema/json_convert.hpp"
 
+#include <map>
 #include <stdexcept>
 
-#include "schema/templates.hpp"
+#include "planner/plan.hpp"
+#include "schema/synthetic.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -430,33 +432,24 @@ Isolated run_isolated(const std::function<std::string()>& call, int timeout_seco
     return result;
 }
 
+const Blueprint& glm_plan(const std::string& arm, std::int64_t rows) {
+    static std::map<std::pair<std::string, std::int64_t>, Blueprint> plans;
+    auto it = plans.find({arm, rows});
+    if (it != plans.end()) return it->second;
+    planner::PlanRequest r;
+    r.config_path = source_dir() + "/samples/glm-5.3-flash/config.json";
+    r.arm = arm;
+    r.rows = rows;
+    r.command = "kbp plan (test)";
+    auto p = planner::make_plan(r);
+    if (!p) throw std::runtime_error(p.error().text());
+    return plans.emplace(std::make_pair(arm, rows), std::move(p->blueprint)).first->second;
+}
+
 Blueprint seed_over_layers(std::size_t layers) {
-    Blueprint b = seed();
-    auto collapsed = schema::collapse_layers(b, {.detail = true});
-    if (!collapsed) throw std::runtime_error(collapsed.error().text());
-    b.collapsed = std::move(*collapsed);
-    auto& c = *b.collapsed;
-    std::vector<schema::Layer> seed_layers = b.layers;
-    c.layout.clear();
-    for (auto& t : c.templates) t.instances.clear();
-    b.layers.clear();
-    for (std::size_t i = 0; i < layers; ++i) {
-        std::string name = i < 3 ? "kda+mlp" : (i % 4 == 3 ? "dsa+moe" : "kda+moe");
-        schema::Layer layer;
-        for (const auto& l : seed_layers)
-            if (l.template_name == name) layer = l;
-        layer.index = static_cast<std::int64_t>(i);
-        for (auto& block : layer.blocks) block = "l" + std::to_string(i) + block.substr(block.find('.'));
-        b.layers.push_back(layer);
-        c.layout.push_back(name);
-        for (auto& t : c.templates)
-            if (t.name == name) t.instances.push_back(static_cast<std::int64_t>(i));
-    }
-    b.collapsed_only = true;
-    b.nodes.clear();
-    b.edges.clear();
-    b.groups.clear();
-    return b;
+    auto b = schema::relayout(seed(), schema::glm_layout(layers), false);
+    if (!b) throw std::runtime_error(b.error().text());
+    return std::move(*b);
 }
 
 }  // namespace kbp::test

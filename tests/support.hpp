@@ -40,6 +40,9 @@ inline constexpr std::size_t seed_layers = 45;
 // pattern (3 kda+mlp, then dsa+moe every 4th, kda+moe between), as a collapsed-only plan.
 Blueprint seed_over_layers(std::size_t layers);
 
+// GLM-5.3-Flash planned by kbp's planner for one arm (made once per process and arm).
+const Blueprint& glm_plan(const std::string& arm, std::int64_t rows);
+
 // The seed with RFC 6902 operations applied, as compact JSON text.
 std::string mutate_seed(const OJson& ops);
 

@@ -1,0 +1,81 @@
+// The viewer's documents: a plan cut into instances and units (a layer template found from the
+// flat lists), checked against the seed's known structure; loading a bad file.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+
+#include "viewer/model/document.hpp"
+#include "viewer_support.hpp"
+
+using namespace kbp;
+using viewer::Document;
+
+TEST_CASE("viewer document: the seed's 45 layers share three units, plus embed and head", "[viewer][document]") {
+    Document doc(test::seed(), "seed");
+    const auto& units = doc.units();
+    REQUIRE(units.size() == 5);
+    std::map<std::string, std::size_t> instances;
+    for (const auto& u : units) instances[u.name] = u.instances.size();
+    CHECK(instances == std::map<std::string, std::size_t>{{"embed", 1}, {"kda+mlp", 3}, {"dsa+moe", 11}, {"kda+moe", 31}, {"head", 1}});
+    CHECK(doc.instances().size() == 47);
+    // Every op in exactly one instance, at its local index.
+    std::size_t ops = 0;
+    for (std::size_t i = 0; i < doc.instances().size(); ++i) {
+        const auto& inst = doc.instances()[i];
+        const auto& unit = doc.units()[static_cast<std::size_t>(inst.unit)];
+        REQUIRE(inst.nodes.size() == unit.nodes.size());
+        REQUIRE(inst.edges.size() == unit.edges.size());
+        for (std::size_t l = 0; l < inst.nodes.size(); ++l) {
+            auto n = static_cast<std::size_t>(inst.nodes[l]);
+            CHECK(doc.instance_of_node(n) == static_cast<std::int32_t>(i));
+            CHECK(doc.local_of_node(n) == static_cast<std::int32_t>(l));
+            // Instances of one unit are the same op at the same place.
+            const auto& first = doc.plan().nodes[static_cast<std::size_t>(doc.instances()[static_cast<std::size_t>(unit.instances.front())].nodes[l])];
+            CHECK(doc.plan().nodes[n].op == first.op);
+            CHECK(doc.plan().nodes[n].precision == first.precision);
+        }
+        ops += inst.nodes.size();
+    }
+    CHECK(ops == test::seed_nodes);
+    // The facts of the format: template edges times instances give 2,368 of the 2,504 edges; the
+    // other 136 join a layer's out port to the next layer's in ports.
+    std::size_t inside = 0;
+    for (const auto& inst : doc.instances()) inside += inst.edges.size();
+    CHECK(inside == 2368);
+    CHECK(doc.crossing_edges().size() == 136);
+    CHECK(doc.find_node("l3.dsa.q_a") == 102);
+    CHECK(doc.find_node("nope") == -1);
+    CHECK(doc.instance_of_layer(3) == 4);  // embed, layers 0-2, then layer 3
+}
+
+TEST_CASE("viewer document: a layer that differs from its template gets a unit of its own", "[viewer][document]") {
+    schema::Blueprint b = test::seed();
+    for (auto& n : b.nodes)
+        if (n.id == "l9.moe.shared_down") n.kernel = "other::kernel";
+    Document doc(std::move(b), "changed");
+    REQUIRE(doc.units().size() == 6);
+    auto it = std::find_if(doc.units().begin(), doc.units().end(), [](const viewer::Unit& u) { return u.name == "kda+moe (variant 2)"; });
+    REQUIRE(it != doc.units().end());
+    const auto& variant = *it;
+    REQUIRE(variant.instances.size() == 1);
+    CHECK(doc.instances()[static_cast<std::size_t>(variant.instances.front())].layer == 9);
+}
+
+TEST_CASE("viewer document: loading names the file and keeps the validator's problems", "[viewer][document]") {
+    auto good = viewer::load_document(test::seed_path());
+    REQUIRE(good.document);
+    CHECK_FALSE(good.failure);
+    CHECK(good.document->cost());  // the seed names a target kbp knows (gb10)
+    auto bad = viewer::load_document(test::corpus_dir() + "/files/bp_dangling_edge.json");
+    CHECK_FALSE(bad.document);
+    REQUIRE(bad.failure);
+    CHECK(bad.failure->message.find("bp_dangling_edge.json: invalid blueprint") != std::string::npos);
+    REQUIRE_FALSE(bad.failure->problems.empty());
+    CHECK(bad.failure->problems[0].find("/edges/1/to") != std::string::npos);
+    auto missing = viewer::load_document("/nonexistent/plan.json");
+    REQUIRE(missing.failure);
+    CHECK(missing.failure->message.find("/nonexistent/plan.json") != std::string::npos);
+    auto syntax = viewer::load_document(test::corpus_dir() + "/files/truncated.json");
+    if (syntax.failure) CHECK(syntax.failure->message.find("truncated.json:") != std::string::npos);
+}

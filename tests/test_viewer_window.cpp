@@ -1,0 +1,188 @@
+// kbp-view as a person sees it, under Xvfb: screenshots checked by content (not blank, the
+// legend's colours, the selection, the diff's colours, the problems panel) with what the window
+// showed read from the view model (--dump-state); the kbp view launcher; the benchmark's figures.
+#include <catch2/catch.hpp>
+
+#include <stb_image.h>
+#include <unistd.h>
+
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+#include "support.hpp"
+#include "viewer/model/geometry.hpp"
+
+using namespace kbp;
+using test::quote;
+
+namespace {
+
+struct Image {
+    int width = 0, height = 0;
+    std::vector<unsigned char> rgba;
+    std::size_t count(viewer::Rgba c) const {
+        std::size_t n = 0;
+        for (std::size_t i = 0; i + 3 < rgba.size(); i += 4)
+            n += rgba[i] == (c & 0xff) && rgba[i + 1] == ((c >> 8) & 0xff) && rgba[i + 2] == ((c >> 16) & 0xff);
+        return n;
+    }
+    std::size_t distinct() const {
+        std::set<std::uint32_t> colours;
+        for (std::size_t i = 0; i + 3 < rgba.size(); i += 4)
+            colours.insert(static_cast<std::uint32_t>(rgba[i]) | rgba[i + 1] << 8 | rgba[i + 2] << 16);
+        return colours.size();
+    }
+};
+
+Image load_png(const std::string& path) {
+    Image im;
+    int channels = 0;
+    unsigned char* data = stbi_load(path.c_str(), &im.width, &im.height, &channels, 4);
+    if (data) {
+        im.rgba.assign(data, data + static_cast<std::size_t>(im.width) * static_cast<std::size_t>(im.height) * 4);
+        stbi_image_free(data);
+    }
+    return im;
+}
+
+struct ViewRun {
+    test::Run run;
+    Image image;
+    nlohmann::json state;
+};
+
+// kbp-view ARGS under xvfb-run, with a screenshot and the view model's state.
+ViewRun view(const test::TempDir& dir, const std::string& args, const std::string& program = KBP_VIEW_PATH) {
+    std::string png = dir.file("shot.png"), state = dir.file("state.json");
+    std::remove(png.c_str());
+    std::remove(state.c_str());
+    std::string out = dir.file("out.txt"), err = dir.file("err.txt");
+    // A server number of our own (xvfb-run -a counts up from it), so parallel tests do not race.
+    std::string server = std::to_string(100 + getpid() % 800);
+    std::string cmd = "xvfb-run -a -n " + server + " -s '-screen 0 1600x1000x24' " + quote(program) + " " + args +
+                      " --screenshot " + quote(png) + " --dump-state " + quote(state) + " >" + quote(out) + " 2>" + quote(err) + " </dev/null";
+    int status = std::system(cmd.c_str());
+    ViewRun r;
+    r.run.exit = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.run.out = test::slurp(out);
+    r.run.err = test::slurp(err);
+    r.image = load_png(png);
+    std::string text = test::slurp(state);
+    if (!text.empty()) r.state = nlohmann::json::parse(text);
+    return r;
+}
+
+std::string seed() { return quote(test::seed_path()); }
+
+}  // namespace
+
+TEST_CASE("viewer window: the seed, folded, with its legend's colours on screen", "[viewer][window]") {
+    test::TempDir dir;
+    auto r = view(dir, seed() + " --size 1400x900");
+    INFO(test::show(r.run));
+    REQUIRE(r.run.exit == 0);
+    REQUIRE(r.image.width == 1400);
+    REQUIRE(r.image.height == 900);
+    CHECK(r.image.distinct() > 50);  // not blank
+    CHECK(r.image.count(viewer::rgba(255, 255, 255)) < std::size_t(1400 * 900 * 0.9));
+    CHECK(r.state["rows"] == 5);
+    CHECK(r.state["folded_rows"] == 3);
+    CHECK(r.state["layouts_final"] == true);
+    CHECK(r.state["errors"].empty());
+    REQUIRE(r.state["legend"].size() == 5);
+    for (const auto& e : r.state["legend"]) {
+        INFO(e.dump());
+        // The legend's swatch and the ops' fills: many pixels of each colour.
+        CHECK(r.image.count(viewer::parse_hex(e["color"].get<std::string>())) > 100);
+    }
+    CHECK(r.image.count(viewer::parse_hex("#6a3d9a")) > 50);  // folded rows' frames and badges
+}
+
+TEST_CASE("viewer window: expanded, an op selected, its inspector shown", "[viewer][window]") {
+    test::TempDir dir;
+    auto r = view(dir, seed() + " --expand all --select l3.dsa.q_a");
+    INFO(test::show(r.run));
+    REQUIRE(r.run.exit == 0);
+    CHECK(r.state["rows"] == 47);
+    CHECK(r.state["selection"]["kind"] == "node");
+    CHECK(r.state["selection"]["index"] == 102);
+    std::string inspector = r.state["inspector"];
+    CHECK(inspector.find("[op l3.dsa.q_a]") == 0);
+    CHECK(inspector.find("kernel: w8a8_gemv::w8a8_gemv_rowscale_mb1_ku8_split4") != std::string::npos);
+    CHECK(inspector.find("[family wxay]") != std::string::npos);
+    CHECK(r.state["frame"]["detail"] == "labels");
+    CHECK(r.image.count(viewer::rgba(255, 128, 0)) > 100);  // the selection's frame
+    CHECK(r.image.distinct() > 200);                         // text drawn anti-aliased
+}
+
+TEST_CASE("viewer window: two arms show the diff's colours and counts", "[viewer][window][diff]") {
+    test::TempDir dir;
+    std::string config = quote(test::source_dir() + "/samples/glm-5.3-flash/config.json");
+    REQUIRE(test::kbp_run(dir, "plan " + config + " --arm multi_seq --rows 64 -o " + quote(dir.file("ms64.json"))).exit == 0);
+    auto r = view(dir, seed() + " --diff " + quote(dir.file("ms64.json")) + " --side b --select l0.kda.xn_quant");
+    INFO(test::show(r.run));
+    REQUIRE(r.run.exit == 0);
+    CHECK(r.state["color"] == "diff");
+    CHECK(r.state["shown"] == "b");
+    CHECK(r.state["diff"]["nodes"]["added"].get<int>() > 0);
+    CHECK(r.state["diff"]["nodes"]["changed"].get<int>() > 0);
+    std::map<std::string, std::string> legend;
+    for (const auto& e : r.state["legend"]) legend[e["key"]] = e["color"];
+    REQUIRE(legend.count("added"));
+    REQUIRE(legend.count("changed"));
+    CHECK(r.image.count(viewer::parse_hex(legend["added"])) > 100);
+    CHECK(r.image.count(viewer::parse_hex(legend["changed"])) > 100);
+    CHECK(std::string(r.state["inspector"]).find("[diff: added]") == 0);
+}
+
+TEST_CASE("viewer window: a corrupt file shows its problems and keeps the window and the open plan", "[viewer][window]") {
+    test::TempDir dir;
+    std::string bad = quote(test::corpus_dir() + "/files/bp_dangling_edge.json");
+    auto alone = view(dir, bad);
+    INFO(test::show(alone.run));
+    REQUIRE(alone.run.exit == 0);
+    REQUIRE(alone.state["errors"].size() == 1);
+    CHECK(std::string(alone.state["errors"][0]["problems"][0]).find("bp_dangling_edge.json: /edges/1/to") != std::string::npos);
+    CHECK(alone.image.count(viewer::rgba(255, 243, 243)) > 1000);  // the problems panel
+    auto beside = view(dir, seed() + " " + bad);
+    REQUIRE(beside.run.exit == 0);
+    CHECK(beside.state["errors"].size() == 1);
+    REQUIRE(beside.state["files"].size() == 1);
+    CHECK(beside.state["files"][0]["nodes"] == 1740);
+    CHECK(beside.state["rows"] == 5);
+}
+
+TEST_CASE("viewer window: kbp view starts kbp-view, bad options exit 1", "[viewer][window][cli]") {
+    test::TempDir dir;
+    unsetenv("KBP_VIEW");  // found in the build tree beside kbp
+    auto r = view(dir, "view " + seed() + " --color family", KBP_CLI_PATH);
+    INFO(test::show(r.run));
+    REQUIRE(r.run.exit == 0);
+    CHECK(r.state["color"] == "family");
+    auto usage = test::kbp_run(dir, "view --help");
+    CHECK(usage.exit == 0);
+    CHECK(usage.out.find("kbp view PLAN") != std::string::npos);
+    std::string cmd = quote(KBP_VIEW_PATH) + " --color purple >/dev/null 2>" + quote(dir.file("e.txt"));
+    int status = std::system(cmd.c_str());
+    CHECK(WEXITSTATUS(status) == 1);
+    CHECK(test::slurp(dir.file("e.txt")).find("unknown mode 'purple'") != std::string::npos);
+}
+
+TEST_CASE("viewer window: the benchmark's frames stay under 60,000 vertices", "[viewer][window][bench]") {
+    test::TempDir dir;
+    std::string cmd = "xvfb-run -a -n " + std::to_string(100 + getpid() % 800) + " -s '-screen 0 1600x1000x24' " + quote(KBP_VIEW_PATH) +
+                      " " + seed() + " --expand all --bench-frames 2 >" + quote(dir.file("bench.txt")) + " 2>&1";
+    int status = std::system(cmd.c_str());
+    std::string out = test::slurp(dir.file("bench.txt"));
+    INFO(out);
+    REQUIRE(WEXITSTATUS(status) == 0);
+    auto at = out.find("most vertices in a frame: ");
+    REQUIRE(at != std::string::npos);
+    long most = std::stol(out.substr(at + 26));
+    CHECK(most > 1000);
+    CHECK(most < 60000);
+    CHECK(out.find("time to first frame") != std::string::npos);
+}

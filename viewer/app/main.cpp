@@ -1,0 +1,283 @@
+// kbp-view: the desktop viewer. Parses the command line, opens the window, and runs the frame
+// loop over the view model; --screenshot, --dump-state and --bench-frames run the same loop
+// headless (under Xvfb) and stop.
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "exporters/dot_layout.hpp"
+#include "schema/file_io.hpp"
+#include "schema/synthetic.hpp"
+#include "viewer/app/options.hpp"
+#include "viewer/app/ui.hpp"
+#include "viewer/app/window.hpp"
+#include "viewer/model/view_model.hpp"
+
+// Mesa, GLFW, X11 and Graphviz keep caches for the life of the process (shader compilers, fonts,
+// plugin tables); under LeakSanitizer they would fail every run. Only those libraries are named.
+#if defined(__SANITIZE_ADDRESS__)
+extern "C" const char* __lsan_default_suppressions() {
+    return "leak:libGLX_mesa\nleak:libgallium\nleak:swrast_dri\nleak:libLLVM\nleak:libglfw\nleak:libX11\nleak:libxcb\n"
+           "leak:libdrm\nleak:libglapi\nleak:libGL.so\nleak:libEGL\nleak:libdbus\nleak:libgvc.so\nleak:libcgraph.so\n"
+           "leak:libgvplugin\nleak:libcairo.so\nleak:libpango\nleak:libfontconfig.so\nleak:libglib\nleak:libgobject\n"
+           "leak:libharfbuzz\nleak:libpixman\nleak:libexpat\n";
+}
+#include <dlfcn.h>
+// Mesa unloads its driver before LeakSanitizer looks, which then cannot name (or suppress) the
+// driver's allocations: keep the driver loaded to the end.
+static void keep_gl_driver_loaded() {
+    for (const char* lib : {"libGLX_mesa.so.0", "swrast_dri.so", "/usr/lib/x86_64-linux-gnu/dri/swrast_dri.so"})
+        dlopen(lib, RTLD_NOW | RTLD_NODELETE | RTLD_GLOBAL);
+}
+#else
+static void keep_gl_driver_loaded() {}
+#endif
+
+namespace {
+
+using namespace kbp;
+using namespace kbp::viewer;
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+struct FrameTimes {
+    double cpu_ms = 0, model_ms = 0, gl_ms = 0;
+    std::size_t vertices = 0, canvas_vertices = 0;
+    FrameStats stats;
+};
+
+class App {
+public:
+    App(app::Options o, std::unique_ptr<app::Window> w, Clock::time_point started)
+        : o_(std::move(o)),
+          window_(std::move(w)),
+          model_(o_.dot ? LayoutEngine(exporters::dot_layout) : LayoutEngine(), window_->metrics()),
+          ui_(window_->ui_font(), window_->canvas_font(), !(o_.screenshot || o_.dump_state || o_.bench_frames > 0)),
+          started_(started) {}
+
+    int run() {
+        if (auto s = open_plans(); !s) {
+            std::cerr << "kbp-view: error: " << s.error().text() << "\n";
+            return static_cast<int>(s.error().code);
+        }
+        if (o_.bench_frames > 0) return bench();
+        if (o_.screenshot || o_.dump_state) return headless();
+        while (!window_->should_close() && !ui_.quit_requested()) {
+            window_->poll(model_.busy() ? 1.0 / 60 : 0.25);
+            if (auto drops = window_->take_drops(); !drops.empty()) model_.drop(drops);
+            frame(true);
+            window_->swap();
+        }
+        return 0;
+    }
+
+private:
+    app::Options o_;
+    std::unique_ptr<app::Window> window_;
+    ViewModel model_;
+    app::Ui ui_;
+    Clock::time_point started_;
+    bool started_actions_done_ = false;
+    double first_frame_ms_ = -1, settled_ms_ = -1;
+    std::string title_;
+
+    Status open_plans() {
+        if (o_.bench_layers) {
+            auto seed = load_document(o_.plans[0]);
+            if (!seed.document) return make_error(ErrorCode::invalid_input, o_.plans[0], seed.failure->message);
+            auto big = schema::relayout(seed.document->plan(), schema::glm_layout(*o_.bench_layers), true);
+            if (!big) return big.error();
+            model_.open_plan(std::move(*big), o_.plans[0] + " over " + std::to_string(*o_.bench_layers) + " layers");
+            return Ok{};
+        }
+        for (std::size_t i = 0; i < o_.plans.size(); ++i) model_.open(o_.plans[i], static_cast<int>(i));
+        return Ok{};
+    }
+
+    // What the command line asks for once the plans are in.
+    void startup_actions() {
+        if (started_actions_done_ || model_.loading()) return;
+        started_actions_done_ = true;
+        if (o_.color) model_.set_color_mode(*o_.color);
+        if (o_.side && *o_.side == "b") model_.show_side(1);
+        if (o_.expand)
+            if (auto s = model_.expand_layers(*o_.expand); !s) std::cerr << "kbp-view: --expand: " << s.error().text() << "\n";
+        if (o_.find) {
+            ui_.set_find_text(*o_.find);
+            model_.find({*o_.find, "", ""});
+            ui_.show_panel(app::Panel::find);
+        }
+        if (o_.select)
+            if (auto s = model_.select_id(*o_.select); !s) std::cerr << "kbp-view: --select: " << s.error().text() << "\n";
+        if (o_.zoom) {
+            if (model_.selection().kind != SelectionKind::none) {
+                model_.camera().zoom = *o_.zoom;  // the camera keeps following the selection
+            } else if (const Scene* sc = model_.scene()) {
+                const Box& b = sc->bounds();
+                model_.set_zoom(*o_.zoom, {(b.x0 + b.x1) / 2, b.y0 + (b.y1 - b.y0) / 2});
+            }
+        }
+        if (o_.panel) {
+            static const std::pair<const char*, app::Panel> panels[] = {{"inspector", app::Panel::inspector}, {"find", app::Panel::find},
+                                                                        {"overview", app::Panel::overview},   {"diff", app::Panel::diff},
+                                                                        {"help", app::Panel::help}};
+            for (const auto& [name, p] : panels)
+                if (*o_.panel == name) ui_.show_panel(p);
+        } else if (model_.document(1)) {
+            ui_.show_panel(app::Panel::diff);
+        }
+    }
+
+    FrameTimes frame(bool draw) {
+        FrameTimes t;
+        auto t0 = Clock::now();
+        model_.update();
+        startup_actions();
+        if (model_.document(0)) {
+            std::string title = "kbp-view — " + model_.document(0)->path();
+            if (model_.document(1)) title += " vs " + model_.document(1)->path();
+            if (title != title_) window_->set_title(title_ = title);
+        }
+        window_->new_frame();
+        int w = 0, h = 0;
+        window_->size(w, h);
+        auto figures = ui_.draw(model_, static_cast<float>(w), static_cast<float>(h));
+        window_->end_frame();
+        t.cpu_ms = ms_since(t0);
+        t.model_ms = figures.model_ms;
+        t.canvas_vertices = figures.canvas_vertices;
+        t.vertices = static_cast<std::size_t>(ImGui::GetDrawData()->TotalVtxCount);
+        t.stats = ui_.last_stats();
+        if (draw) {
+            auto g0 = Clock::now();
+            window_->draw_gl();
+            window_->finish_gl();
+            t.gl_ms = ms_since(g0);
+        }
+        ui_.status_ms = t.cpu_ms;
+        if (first_frame_ms_ < 0 && model_.document(model_.shown_side())) first_frame_ms_ = ms_since(started_);
+        return t;
+    }
+
+    bool settle(double seconds) {
+        auto until = Clock::now() + std::chrono::duration<double>(seconds);
+        while (Clock::now() < until) {
+            window_->poll(0);
+            frame(true);
+            window_->swap();
+            if (!model_.busy() && started_actions_done_) {
+                if (settled_ms_ < 0) settled_ms_ = ms_since(started_);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    int headless() {
+        if (!settle(120)) std::cerr << "kbp-view: warning: still loading or laying out after 120 s\n";
+        for (int i = 0; i < o_.frames; ++i) {
+            window_->poll(0);
+            frame(true);
+            if (i + 1 == o_.frames && o_.screenshot) {
+                if (auto s = window_->write_png(*o_.screenshot); !s) {
+                    std::cerr << "kbp-view: error: " << s.error().text() << "\n";
+                    return 3;
+                }
+            }
+            window_->swap();
+        }
+        if (o_.dump_state)
+            if (auto s = write_file_atomic(*o_.dump_state, model_.state_json(ui_.last_stats())); !s) {
+                std::cerr << "kbp-view: error: " << s.error().text() << "\n";
+                return 3;
+            }
+        return 0;
+    }
+
+    static double median(std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.empty() ? 0 : v[v.size() / 2];
+    }
+
+    int bench() {
+        if (!settle(600)) std::cerr << "kbp-view: warning: still laying out after 600 s\n";
+        const Document* d = model_.document(model_.shown_side());
+        if (!d || !model_.scene()) {
+            std::cerr << "kbp-view: error: no plan to measure\n";
+            return 2;
+        }
+        std::size_t rows = model_.scene()->rows().size();
+        std::printf("plan: %s (%zu ops, %zu rows on the canvas)\n", d->path().c_str(), d->plan().nodes.size(), rows);
+        std::printf("time to first frame %.0f ms (load %.0f ms), layouts final at %.0f ms\n", first_frame_ms_, model_.load_ms(0), settled_ms_);
+        std::printf("%-10s %9s %-7s %9s %9s %8s %8s %8s %8s %8s\n", "view", "zoom", "detail", "vertices", "canvas", "cpu ms", "cpu max",
+                    "model ms", "gl ms", "rows");
+        // Fit, then zooms of 4x each at the plan's middle, up to the labels' zoom and beyond.
+        model_.fit();
+        frame(true);
+        window_->swap();
+        Camera fitted = model_.camera();
+        const Box& bounds = model_.scene()->bounds();
+        Vec2 centre{(bounds.x0 + bounds.x1) / 2, (bounds.y0 + bounds.y1) / 2};
+        std::vector<std::pair<std::string, double>> views{{"fit", fitted.zoom}};
+        for (double z = fitted.zoom * 4; z < 2.0; z *= 4) {
+            char name[32];  // "x16": zoom relative to fit
+            std::snprintf(name, sizeof name, "x%.0f", z / fitted.zoom);
+            views.push_back({name, z});
+        }
+        views.push_back({"1:1", 1.0});
+        static const char* details[] = {"strips", "blobs", "boxes", "labels"};
+        std::size_t worst = 0;
+        for (const auto& [name, zoom] : views) {
+            if (name == "fit") model_.fit();
+            else model_.set_zoom(zoom, centre);
+            std::vector<double> cpu, model_ms, gl;
+            FrameTimes last;
+            for (int i = 0; i < o_.bench_frames; ++i) {
+                window_->poll(0);
+                last = frame(true);
+                window_->swap();
+                cpu.push_back(last.cpu_ms);
+                model_ms.push_back(last.model_ms);
+                gl.push_back(last.gl_ms);
+            }
+            worst = std::max(worst, last.vertices);
+            std::printf("%-10s %9.4f %-7s %9zu %9zu %8.2f %8.2f %8.2f %8.1f %8zu\n", name.c_str(), model_.camera().zoom,
+                        details[static_cast<int>(last.stats.detail)], last.vertices, last.canvas_vertices, median(cpu),
+                        *std::max_element(cpu.begin(), cpu.end()), median(model_ms), median(gl), last.stats.rows);
+        }
+        std::printf("most vertices in a frame: %zu\n", worst);
+        return 0;
+    }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    auto started = Clock::now();
+    auto options = app::parse_options(argc, argv);
+    if (!options) {
+        std::cerr << "kbp-view: " << options.error().message << " (see 'kbp-view --help')\n";
+        return 1;
+    }
+    if (options->help) {
+        std::cout << app::usage_text;
+        return 0;
+    }
+    if (options->version) {
+        std::cout << "kbp-view " KBP_VERSION "\n";
+        return 0;
+    }
+    keep_gl_driver_loaded();
+    bool headless = options->screenshot || options->dump_state || options->bench_frames > 0;
+    auto window = app::Window::open(options->width, options->height, "kbp-view", !headless);
+    if (!window) {
+        std::cerr << "kbp-view: error: " << window.error().text() << "\n";
+        return 4;
+    }
+    App app(std::move(*options), std::move(*window), started);
+    return app.run();
+}

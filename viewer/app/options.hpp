@@ -1,0 +1,61 @@
+// kbp-view's command line.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "schema/result.hpp"
+#include "viewer/model/colouring.hpp"
+
+namespace kbp::viewer::app {
+
+struct Options {
+    std::vector<std::string> plans;            // PLAN [PLAN2]
+    std::optional<ColorMode> color;
+    std::optional<std::string> expand;         // "all" or a layer list
+    std::optional<std::string> select;         // a node id
+    std::optional<std::string> find;           // a find query
+    std::optional<std::string> panel;          // inspector, find, overview, diff, help
+    std::optional<std::string> side;           // "a" or "b": which plan the canvas shows
+    std::optional<std::string> screenshot;     // OUT.png
+    std::optional<std::string> dump_state;     // FILE (JSON)
+    std::optional<double> zoom;                // pixels per point, centred on the selection or the plan
+    int frames = 3;
+    int width = 1600, height = 1000;
+    int bench_frames = 0;
+    std::optional<std::size_t> bench_layers;   // replace the plan by a synthetic one of N layers
+    bool dot = true;                           // lay out with dot (else the quick layout only)
+    bool help = false, version = false;
+};
+
+inline constexpr const char* usage_text =
+    "usage: kbp-view [PLAN [PLAN2]] [--diff PLAN2] [--color MODE] [--expand all|LAYERS] [--select ID]\n"
+    "                [--find QUERY] [--panel inspector|find|overview|diff|help] [--side a|b] [--zoom Z]\n"
+    "                [--screenshot OUT.png [--frames N] [--size WxH]] [--dump-state FILE]\n"
+    "                [--bench-frames N [--bench-layers N]] [--quick-layout]\n\n"
+    "The desktop viewer of kbp plans (kbp-graph/v2): the plan top to bottom, layers folded into their\n"
+    "templates ('kda+moe x 31', click the badge to expand), fused groups as boxes with their rule,\n"
+    "edges as wide as their bytes per token, quantization points (red hexagons) and state-owning ops\n"
+    "(blue) marked as in the SVGs. With two plans (PLAN2 or --diff) their differences are coloured and\n"
+    "listed. Open more files from the File menu or by dropping them on the window; a file that changes\n"
+    "on disk is reloaded.\n\n"
+    "  --color MODE       precision (default; a glyph shows weight | activation | output), family,\n"
+    "                     compute, where, state, bytes, bound (roofline, when the target is known), diff\n"
+    "  --expand           all, or layers to show on their own: 3, 3-7, 0-2,9\n"
+    "  --select ID        select an op (l3.dsa.q_a) and centre on it; the inspector shows it\n"
+    "  --zoom Z           start at Z pixels per point (1 = labels full size), centred on the selection\n"
+    "  --screenshot FILE  render headless (under Xvfb: xvfb-run -a kbp-view ...) and write a PNG:\n"
+    "                     after loads and layouts finish, N more frames (--frames, default 3) at\n"
+    "                     --size (default 1600x1000)\n"
+    "  --dump-state FILE  write what the window shows (legend, inspector text, errors, diff counts) as JSON\n"
+    "  --bench-frames N   print frame-time statistics and vertex counts at several zoom levels;\n"
+    "                     --bench-layers N replaces the plan by its templates over N layers\n"
+    "  --quick-layout     do not run dot (boxes placed by rank only)\n\n"
+    "Keys: / find, n / N next / previous result, f fit, e expand or fold all, d show the other plan,\n"
+    "c next colour, Esc clear selection; wheel zooms at the cursor, drag pans, click selects.\n"
+    "Exit: 0 ok, 1 usage error, 3 screenshot or state not written, 4 no display or OpenGL.\n";
+
+Result<Options> parse_options(int argc, char** argv);
+
+}  // namespace kbp::viewer::app

@@ -1,0 +1,76 @@
+// What an op's fill shows, and the legend that says so. The five modes the SVGs know come from
+// the exporters' palette (the same colours in the SVG and the window); the viewer adds three:
+//   bytes  the bytes per token the op moves between kernels (reads and writes of edges that are
+//          not fused), in six classes from none to 512 KiB and more;
+//   bound  what limits the op's kernel on the plan's target (roofline: memory, compute, launch
+//          overhead, host), when kbp knows the target;
+//   diff   with two plans: added, removed, changed, unchanged (a node matched by id).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "viewer/model/document.hpp"
+#include "viewer/model/geometry.hpp"
+
+namespace kbp::viewer {
+
+enum class ColorMode : std::uint8_t { precision, family, compute, where, state, bytes, bound, diff };
+
+inline constexpr ColorMode all_color_modes[] = {ColorMode::precision, ColorMode::family, ColorMode::compute, ColorMode::where,
+                                                ColorMode::state,     ColorMode::bytes,  ColorMode::bound,   ColorMode::diff};
+std::optional<ColorMode> parse_color_mode(std::string_view text);
+std::string_view color_mode_name(ColorMode mode);
+
+// A node's place in a diff.
+enum class DiffMark : std::uint8_t { none, added, removed, changed };
+Rgba diff_color(DiffMark mark);
+
+struct LegendEntry {
+    std::string key;  // "nvfp4/g16", "memory", "added", "1-8 KiB"
+    Rgba fill = 0;
+    std::int64_t ops = 0;
+};
+
+class Colouring {
+public:
+    // `marks`: one per node of `doc` (diff mode only; empty otherwise).
+    Colouring(const Document& doc, ColorMode mode, const std::vector<DiffMark>& marks = {});
+
+    ColorMode mode() const { return mode_; }
+    Rgba fill(std::size_t node) const { return fills_[node]; }
+    const std::vector<LegendEntry>& legend() const { return legend_; }
+    const std::string& meaning() const { return meaning_; }  // "fill: narrowest format the op reads or writes"
+    const std::string& note() const { return note_; }        // why a mode shows nothing ("no target known")
+    // An instance's three most common fills with their counts, most first: what a row too thin to
+    // show its ops is drawn with (made once per colouring, so thin rows cost one lookup each).
+    struct Share {
+        Rgba fill = 0;
+        std::int32_t ops = 0;
+    };
+    const std::array<Share, 3>& shares(std::size_t instance) const { return shares_[instance]; }
+
+private:
+    ColorMode mode_;
+    std::vector<Rgba> fills_;
+    std::vector<LegendEntry> legend_;
+    std::string meaning_, note_;
+    std::vector<std::array<Share, 3>> shares_;
+};
+
+// Bytes per token an op moves between kernels: its non-fused inputs, and each non-fused output
+// tensor once.
+std::int64_t bytes_between_kernels(const Document& doc, std::size_t node);
+
+// The three cells of the precision glyph: weight, activation and (first) output format colours;
+// white for a format the op does not have.
+struct PrecisionGlyph {
+    Rgba weight, activation, output;
+};
+PrecisionGlyph precision_glyph(const schema::Node& n);
+
+}  // namespace kbp::viewer

@@ -1,0 +1,194 @@
+#include "viewer/model/document.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "exporters/text.hpp"
+#include "exporters/view.hpp"
+#include "schema/reader.hpp"
+#include "schema/validator.hpp"
+
+namespace kbp::viewer {
+namespace {
+
+using schema::Blueprint;
+using schema::Node;
+
+std::string block_in_unit(const Node& n) {
+    auto dot = n.block.find('.');
+    return dot == std::string::npos ? n.block : n.block.substr(dot + 1);
+}
+
+// Two instances are the same shape when their ops and edges are equal in every member of the
+// model (Node's and Edge's operator==, so a member the format gains counts without a change
+// here) once what names the layer is set aside: ids and blocks become local, order and layer are
+// dropped, groups count from the instance's first, edge ends are local indices.
+Node local_node(const Node& n, std::int64_t first_group) {
+    Node out = n;
+    out.id = exporters::local_name(n);
+    out.block = block_in_unit(n);
+    out.order = 0;
+    out.layer.reset();
+    out.group = n.group - first_group;
+    return out;
+}
+
+schema::Edge local_edge(const schema::Edge& e, const std::vector<std::int32_t>& local_of) {
+    schema::Edge out = e;
+    out.id.clear();  // the tensor's name carries the layer's prefix
+    out.from = local_of[static_cast<std::size_t>(e.from)];
+    out.to = local_of[static_cast<std::size_t>(e.to)];
+    return out;
+}
+
+bool same_shape(const Blueprint& b, const Instance& x, const Instance& y, const std::vector<std::int32_t>& local_of) {
+    if (x.nodes.size() != y.nodes.size() || x.edges.size() != y.edges.size()) return false;
+    std::int64_t gx = b.nodes[static_cast<std::size_t>(x.nodes.front())].group, gy = b.nodes[static_cast<std::size_t>(y.nodes.front())].group;
+    for (std::size_t i = 0; i < x.nodes.size(); ++i)
+        if (!(local_node(b.nodes[static_cast<std::size_t>(x.nodes[i])], gx) == local_node(b.nodes[static_cast<std::size_t>(y.nodes[i])], gy)))
+            return false;
+    for (std::size_t i = 0; i < x.edges.size(); ++i)
+        if (!(local_edge(b.edges[static_cast<std::size_t>(x.edges[i])], local_of) == local_edge(b.edges[static_cast<std::size_t>(y.edges[i])], local_of)))
+            return false;
+    return true;
+}
+
+}  // namespace
+
+std::optional<FileStamp> stamp_of(const std::string& path) {
+    std::error_code ec;
+    auto modified = std::filesystem::last_write_time(path, ec);
+    if (ec) return std::nullopt;
+    auto size = std::filesystem::file_size(path, ec);
+    if (ec) return std::nullopt;
+    return FileStamp{modified, size};
+}
+
+Document::Document(schema::Blueprint plan, std::string path) : plan_(std::move(plan)), path_(std::move(path)) { index(); }
+
+void Document::index() {
+    const Blueprint& b = plan_;
+    const std::size_t n = b.nodes.size();
+    instance_of_node_.assign(n, -1);
+    local_of_node_.assign(n, -1);
+    in_.assign(n, {});
+    out_.assign(n, {});
+    for (std::size_t e = 0; e < b.edges.size(); ++e) {
+        const auto& edge = b.edges[e];
+        if (edge.from < 0 || edge.to < 0 || static_cast<std::size_t>(edge.from) >= n || static_cast<std::size_t>(edge.to) >= n) continue;
+        out_[static_cast<std::size_t>(edge.from)].push_back(static_cast<std::int32_t>(e));
+        in_[static_cast<std::size_t>(edge.to)].push_back(static_cast<std::int32_t>(e));
+    }
+
+    // Runs of ops: one per layer, one per block outside the layers.
+    std::vector<std::vector<std::int32_t>> runs;
+    for (std::size_t i = 0; i < n; ++i) {
+        const Node& node = b.nodes[i];
+        bool fresh = runs.empty();
+        if (!fresh) {
+            const Node& prev = b.nodes[static_cast<std::size_t>(runs.back().back())];
+            fresh = node.layer != prev.layer || (!node.layer && node.block != prev.block);
+        }
+        if (fresh) runs.emplace_back();
+        runs.back().push_back(static_cast<std::int32_t>(i));
+        instance_of_node_[i] = static_cast<std::int32_t>(runs.size() - 1);
+        local_of_node_[i] = static_cast<std::int32_t>(runs.back().size() - 1);
+    }
+    instances_.resize(runs.size());
+    for (std::size_t e = 0; e < b.edges.size(); ++e) {
+        const auto& edge = b.edges[e];
+        if (edge.from < 0 || edge.to < 0 || static_cast<std::size_t>(edge.from) >= n || static_cast<std::size_t>(edge.to) >= n) continue;
+        auto a = instance_of_node_[static_cast<std::size_t>(edge.from)], z = instance_of_node_[static_cast<std::size_t>(edge.to)];
+        if (a == z) instances_[static_cast<std::size_t>(a)].edges.push_back(static_cast<std::int32_t>(e));
+        else crossing_.push_back(static_cast<std::int32_t>(e));
+    }
+
+    // Units: instances of the same name and shape share one (compared with the unit's first).
+    std::map<std::string, std::vector<std::int32_t>> units_by_name;  // lookup only
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+        Instance& inst = instances_[r];
+        inst.nodes = std::move(runs[r]);
+        const Node& first = b.nodes[static_cast<std::size_t>(inst.nodes.front())];
+        inst.layer = first.layer;
+        std::string name = first.block;
+        if (first.layer) {
+            name = "layer " + std::to_string(*first.layer);
+            for (const auto& l : b.layers)
+                if (l.index == *first.layer) name = l.template_name;
+        }
+        auto& candidates = units_by_name[name];
+        inst.unit = -1;
+        for (auto u : candidates)
+            if (same_shape(b, instances_[static_cast<std::size_t>(units_[static_cast<std::size_t>(u)].instances.front())], inst, local_of_node_))
+                inst.unit = u;
+        if (inst.unit < 0) {
+            Unit u;
+            u.name = candidates.empty() ? name : name + " (variant " + std::to_string(candidates.size() + 1) + ")";
+            u.layered = first.layer.has_value();
+            std::int64_t first_group = first.group;
+            for (auto i : inst.nodes) {
+                const Node& node = b.nodes[static_cast<std::size_t>(i)];
+                u.nodes.push_back({exporters::local_name(node), block_in_unit(node), node.group - first_group});
+            }
+            for (auto e : inst.edges) {
+                const auto& edge = b.edges[static_cast<std::size_t>(e)];
+                u.edges.push_back({local_of_node_[static_cast<std::size_t>(edge.from)], local_of_node_[static_cast<std::size_t>(edge.to)]});
+            }
+            inst.unit = static_cast<std::int32_t>(units_.size());
+            candidates.push_back(inst.unit);
+            units_.push_back(std::move(u));
+        }
+        units_[static_cast<std::size_t>(inst.unit)].instances.push_back(static_cast<std::int32_t>(r));
+    }
+
+    ids_.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) ids_.push_back({b.nodes[i].id, static_cast<std::int32_t>(i)});
+    std::sort(ids_.begin(), ids_.end());
+}
+
+std::int64_t Document::find_node(std::string_view id) const {
+    auto it = std::lower_bound(ids_.begin(), ids_.end(), id, [](const auto& p, std::string_view v) { return p.first < v; });
+    return it != ids_.end() && it->first == id ? it->second : -1;
+}
+
+std::int32_t Document::instance_of_layer(std::int64_t layer) const {
+    for (std::size_t i = 0; i < instances_.size(); ++i)
+        if (instances_[i].layer == layer) return static_cast<std::int32_t>(i);
+    return -1;
+}
+
+void Document::estimate_cost() {
+    auto report = planner::estimate_cost(plan_, {});
+    if (report) cost_ = std::move(*report);
+    else cost_error_ = report.error().text();
+}
+
+Loaded load_document(const std::string& path, std::size_t max_problems) {
+    Loaded out;
+    auto stamp = stamp_of(path);
+    auto b = schema::load_blueprint(path);
+    if (!b) {
+        out.failure = LoadFailure{path, b.error().text(), {b.error().text()}};
+        return out;
+    }
+    auto problems = schema::validate(*b, {.max_problems = max_problems});
+    if (!problems.empty()) {
+        LoadFailure f{path, path + ": invalid blueprint (" + std::to_string(problems.total()) + " problems)", {}};
+        for (const auto& d : problems.items()) f.problems.push_back(path + ": " + d.pointer + ": " + d.message);
+        if (problems.total() > problems.items().size())
+            f.problems.push_back(path + ": ... and " + std::to_string(problems.total() - problems.items().size()) + " more");
+        out.failure = std::move(f);
+        return out;
+    }
+    if (auto s = exporters::ensure_flat(*b); !s) {
+        out.failure = LoadFailure{path, s.error().text(), {s.error().text()}};
+        return out;
+    }
+    auto doc = std::make_shared<Document>(std::move(*b), path);
+    doc->stamp = stamp;
+    doc->estimate_cost();
+    out.document = std::move(doc);
+    return out;
+}
+
+}  // namespace kbp::viewer

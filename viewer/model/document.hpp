@@ -1,0 +1,116 @@
+// A plan opened in the viewer, indexed for drawing: its ops cut into instances (one per layer,
+// plus the runs of ops outside any layer: "embed", "head"), instances of the same shape sharing
+// one unit, so that a layout is made once per unit and placed at each instance (a plan's layers
+// repeat: the seed's 45 layers are 3 units). Units are found from the flat lists themselves: two
+// layers share a unit when their template names agree and their ops and edges are equal in every
+// member but those that name the layer (ids, order, group numbers); the collapsed form is not
+// needed.
+//
+// Loading reads, validates and indexes; it never throws for bad input: a file that cannot be read
+// or is invalid gives a LoadFailure with the validator's problems, which the viewer shows in a
+// panel while it keeps what was open.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planner/cost.hpp"
+#include "schema/blueprint.hpp"
+
+namespace kbp::viewer {
+
+struct UnitNode {
+    std::string local;       // the op's name inside its block: "q_a"
+    std::string block;       // the block inside the unit: "dsa", or "embed"
+    std::int64_t group = 0;  // the op's group, counted from the unit's first group
+};
+
+struct UnitEdge {
+    std::int32_t from = 0, to = 0;  // local node indices
+};
+
+struct Unit {
+    std::string name;      // "dsa+moe", "embed"
+    bool layered = false;  // serves layers: can be folded
+    std::vector<UnitNode> nodes;
+    std::vector<UnitEdge> edges;
+    std::vector<std::int32_t> instances;  // in plan order
+};
+
+struct Instance {
+    std::int32_t unit = 0;
+    std::optional<std::int64_t> layer;
+    std::vector<std::int32_t> nodes;  // unit node -> flat node index
+    std::vector<std::int32_t> edges;  // unit edge -> flat edge index
+};
+
+struct FileStamp {
+    std::filesystem::file_time_type modified{};
+    std::uintmax_t size = 0;
+    bool operator==(const FileStamp&) const = default;
+};
+std::optional<FileStamp> stamp_of(const std::string& path);
+
+class Document {
+public:
+    // Indexes `plan` (validated, with its flat lists). `name` is how the viewer names it.
+    Document(schema::Blueprint plan, std::string path);
+
+    const std::string& path() const { return path_; }
+    const schema::Blueprint& plan() const { return plan_; }
+    const std::vector<Unit>& units() const { return units_; }
+    const std::vector<Instance>& instances() const { return instances_; }
+
+    std::int32_t instance_of_node(std::size_t node) const { return instance_of_node_[node]; }
+    std::int32_t local_of_node(std::size_t node) const { return local_of_node_[node]; }
+    // Edges whose ends lie in two instances (a layer's out port to the next layer's in ports).
+    const std::vector<std::int32_t>& crossing_edges() const { return crossing_; }
+    const std::vector<std::int32_t>& in_edges(std::size_t node) const { return in_[node]; }
+    const std::vector<std::int32_t>& out_edges(std::size_t node) const { return out_[node]; }
+    // The node's index by id, or -1.
+    std::int64_t find_node(std::string_view id) const;
+    // The instance serving a layer, or -1.
+    std::int32_t instance_of_layer(std::int64_t layer) const;
+
+    // The roofline cost on the plan's target, when the plan names one kbp knows.
+    const std::optional<planner::CostReport>& cost() const { return cost_; }
+    const std::string& cost_error() const { return cost_error_; }
+    void estimate_cost();
+
+    std::optional<FileStamp> stamp;  // of the file when it was read
+
+private:
+    schema::Blueprint plan_;
+    std::string path_;
+    std::vector<Unit> units_;
+    std::vector<Instance> instances_;
+    std::vector<std::int32_t> instance_of_node_, local_of_node_;
+    std::vector<std::int32_t> crossing_;
+    std::vector<std::vector<std::int32_t>> in_, out_;
+    std::vector<std::pair<std::string, std::int32_t>> ids_;  // sorted, for find_node
+    std::optional<planner::CostReport> cost_;
+    std::string cost_error_;
+
+    void index();
+};
+
+struct LoadFailure {
+    std::string path;
+    std::string message;                // one line: "x.json: invalid blueprint (3 problems)"
+    std::vector<std::string> problems;  // "x.json: /edges/12/fused: ..." (the validator's words)
+};
+
+struct Loaded {
+    std::shared_ptr<const Document> document;  // null on failure
+    std::optional<LoadFailure> failure;
+};
+
+// Reads, validates (at most `max_problems` listed) and indexes the plan at `path`; estimates
+// its cost when its target is known.
+Loaded load_document(const std::string& path, std::size_t max_problems = 200);
+
+}  // namespace kbp::viewer

@@ -1,0 +1,84 @@
+// The plan placed top to bottom as rows: one per expanded instance ("layer 3 · dsa+moe", "embed")
+// and one per folded unit ("kda+moe × 31"), a folded unit standing where its first folded layer
+// is. Each row places its unit's layout; connectors join the ops that pass a tensor from one row
+// to another (a layer's out port to the next layer's in ports), each pair of ops once.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "viewer/model/document.hpp"
+#include "viewer/model/geometry.hpp"
+#include "viewer/model/unit_shape.hpp"
+
+namespace kbp::viewer {
+
+struct UnitGeometry {
+    UnitShape shape;
+    exporters::GraphLayout layout;
+    bool final = false;  // dot's layout (else the quick one)
+};
+
+struct Row {
+    std::int32_t unit = 0;
+    std::vector<std::int32_t> instances;  // folded: every folded instance of the unit; else one
+    bool folded = false;
+    Box box;      // the row's frame, header included (world)
+    Vec2 origin;  // where the unit layout's (0, 0) lies
+    std::string title;   // "layer 3 · dsa+moe", "kda+moe", "embed"
+    std::string badge;   // folded: "× 31" (click: expand); an expanded layer: "fold"
+    std::string detail;  // folded: "layers 4-6, 8-10, ... · linear_attention"; else the layer kind
+};
+
+struct Connector {
+    std::int32_t row_from = 0, node_from = 0;  // row and unit-local node
+    std::int32_t row_to = 0, node_to = 0;
+    std::int32_t edge = 0;   // the first flat edge it stands for
+    std::int32_t count = 0;  // how many flat edges
+};
+
+// Where a flat node is drawn.
+struct Place {
+    std::int32_t row = -1, local = -1;
+};
+
+class Scene {
+public:
+    // `expanded`: per instance, whether it is shown on its own (instances outside the layers
+    // always are).
+    Scene(const Document& doc, const std::vector<UnitGeometry>& units, const std::vector<char>& expanded);
+
+    const std::vector<Row>& rows() const { return rows_; }
+    const std::vector<Connector>& connectors() const { return connectors_; }
+    // The connectors a frame showing rows [first, last) may need: those between neighbouring rows
+    // that start in or just above the range, and every one along the right lane.
+    std::vector<std::size_t> connectors_near(std::size_t first, std::size_t last) const;
+    const Box& bounds() const { return bounds_; }
+    const UnitGeometry& unit(const Row& r) const { return (*units_)[static_cast<std::size_t>(r.unit)]; }
+
+    std::int32_t row_of_instance(std::int32_t instance) const { return row_of_instance_[static_cast<std::size_t>(instance)]; }
+    Place place_of_node(std::size_t node) const;
+    Box node_box(const Place& p) const;           // world
+    Box cluster_box(std::int32_t row, std::size_t cluster) const;
+    // The flat node a row shows at `local` (a folded row shows its first folded instance's).
+    std::int32_t flat_node(std::int32_t row, std::int32_t local) const;
+    // Rows whose boxes overlap [y0, y1] (world), as a range of indices.
+    std::pair<std::size_t, std::size_t> rows_between(float y0, float y1) const;
+    // The polyline of a connector (world).
+    std::vector<Vec2> connector_path(const Connector& c, std::size_t index) const;
+
+private:
+    const Document* doc_;
+    const std::vector<UnitGeometry>* units_;
+    std::vector<Row> rows_;
+    std::vector<std::int32_t> row_of_instance_;
+    std::vector<Connector> connectors_;
+    std::vector<std::size_t> neighbours_by_row_;  // connectors between neighbouring rows, by row_from
+    std::vector<std::size_t> lanes_;              // the others
+    Box bounds_;
+    float right_lane_ = 0;  // x of the lane connectors between rows that are not neighbours use
+};
+
+}  // namespace kbp::viewer
