@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "schema/reader.hpp"
 #include "viewer/model/document.hpp"
 #include "viewer_support.hpp"
 
@@ -60,6 +61,22 @@ TEST_CASE("viewer document: a layer that differs from its template gets a unit o
     const auto& variant = *it;
     REQUIRE(variant.instances.size() == 1);
     CHECK(doc.instances()[static_cast<std::size_t>(variant.instances.front())].layer == 9);
+}
+
+TEST_CASE("viewer document: a GPNPU plan's layers differ in fixed-point bits only and fold into one unit", "[viewer][document][gpnpu]") {
+    auto b = schema::load_blueprint(std::string(KBP_SOURCE_DIR) + "/samples/sarashina2.2-3b/decode.qc-u.plan.json");
+    REQUIRE(b.ok());
+    Document doc(std::move(*b), "sarashina");
+    std::map<std::string, std::size_t> instances;
+    for (const auto& u : doc.units()) instances[u.name] = u.instances.size();
+    CHECK(instances == std::map<std::string, std::size_t>{{"embed", 1}, {"attn+mlp", 32}, {"head", 1}});
+    // Each layer keeps its own numbers: the unit shares the layout, not the labels.
+    auto f_out = [&](const char* id) {
+        const auto& n = doc.plan().nodes[static_cast<std::size_t>(doc.find_node(id))];
+        return (*n.template_args)[0].value;
+    };
+    CHECK(f_out("l3.mlp.down") == 15);
+    CHECK(f_out("l31.mlp.down") == 19);
 }
 
 TEST_CASE("viewer document: loading names the file and keeps the validator's problems", "[viewer][document]") {

@@ -1,6 +1,7 @@
 #include "viewer/model/document.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "exporters/text.hpp"
@@ -22,7 +23,13 @@ std::string block_in_unit(const Node& n) {
 // Two instances are the same shape when their ops and edges are equal in every member of the
 // model (Node's and Edge's operator==, so a member the format gains counts without a change
 // here) once what names the layer is set aside: ids and blocks become local, order and layer are
-// dropped, groups count from the instance's first, edge ends are local indices.
+// dropped, groups count from the instance's first, edge ends are local indices. Like the
+// collapsed form's templates, layers that differ only in numbers (a GPNPU plan's fixed-point
+// fractional bits and custom-op template arguments) are one shape: those are blanked too.
+void blank(schema::Format& f) {
+    if (f.id == schema::FormatId::fx32) f = schema::fx32_format(-1);
+}
+
 Node local_node(const Node& n, std::int64_t first_group) {
     Node out = n;
     out.id = exporters::local_name(n);
@@ -30,6 +37,19 @@ Node local_node(const Node& n, std::int64_t first_group) {
     out.order = 0;
     out.layer.reset();
     out.group = n.group - first_group;
+    auto& p = out.precision;
+    if (p.weight) blank(*p.weight);
+    if (p.activation) blank(*p.activation);
+    if (p.output)
+        for (auto& f : *p.output) blank(f);
+    if (out.template_args)
+        for (auto& a : *out.template_args) a.value.reset();
+    for (auto& s : out.steps)  // steps name the formats they work in: "act fx32/f24" -> "act fx32/f"
+        for (auto at = s.find("fx32/f"); at != std::string::npos; at = s.find("fx32/f", at + 6)) {
+            auto end = at + 6;
+            while (end < s.size() && (std::isdigit(static_cast<unsigned char>(s[end])) || s[end] == '?')) ++end;
+            s.erase(at + 6, end - at - 6);
+        }
     return out;
 }
 
@@ -38,6 +58,11 @@ schema::Edge local_edge(const schema::Edge& e, const std::vector<std::int32_t>& 
     out.id.clear();  // the tensor's name carries the layer's prefix
     out.from = local_of[static_cast<std::size_t>(e.from)];
     out.to = local_of[static_cast<std::size_t>(e.to)];
+    blank(out.format);
+    if (out.requant) {
+        blank(out.requant->from);
+        blank(out.requant->to);
+    }
     return out;
 }
 
