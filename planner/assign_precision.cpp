@@ -93,6 +93,9 @@ Status assign_precision(Ir& ir) {
         auto& p = n.node.precision;
         const Json& spec_precision = n.spec->value("precision", Json::object());
         if (!n.weighted) {
+            // A lookup table's format (the embedding's), when the architecture gives one.
+            if (spec_precision.contains("weight") && spec_precision["weight"].is_string())
+                p.weight = schema::Format::parse(spec_precision["weight"].get<std::string>());
             if (spec_precision.contains("activation"))
                 p.activation = replace_float(schema::Format::parse(spec_precision["activation"].get<std::string>()));
             if (spec_precision.contains("output")) {

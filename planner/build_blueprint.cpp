@@ -135,6 +135,7 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir) {
     // before anything else joins the plan.
     b.arm.digest = schema::sha256_hex(schema::write_blueprint(b, {.pretty = false}));
     b.symbols = ir.symbols;
+    if (!ir.config_fields.empty()) b.config_fields = ir.config_fields;
 
     auto collapsed = schema::collapse_layers(b, {.detail = false});
     if (!collapsed) return collapsed.error();

@@ -1,8 +1,10 @@
 // choose_kernels: the kernel that serves each node at the arm's rows. The target's kernel
-// tables are read top to bottom; the first row whose op (glob), block, weight / activation /
-// output formats, rows range and arms all match decides the node's kernel entry, family,
+// tables are read top to bottom; the first row whose op (glob), block, layer kind, weight /
+// activation / output formats, rows range, arms and settings all match decides the node's kernel entry, family,
 // compute kind, knobs (`point`) and the rule name of the group it forms if no fusion rule
 // takes it. A node no row serves is an error: the plan would have a hole.
+#include <algorithm>
+
 #include "planner/passes.hpp"
 
 namespace kbp::planner {
@@ -87,7 +89,16 @@ Status apply_assignment(const Ir& ir, IrNode& n, const Json& a, const Json* inst
     if (a.contains("compute"))
         n.node.compute = a["compute"].is_null() ? std::optional<schema::Compute>{} : schema::Compute::parse(ir.fill(a["compute"].get<std::string>()));
     if (a.contains("where")) n.node.where = schema::WhereName::parse(a["where"].get<std::string>());
-    if (a.contains("point")) n.node.point = to_value(fill_json(ir, a["point"], extra));
+    if (a.contains("point")) {
+        n.node.point = to_value(fill_json(ir, a["point"], extra));
+        // The op's own knobs (a window, an absorbed weight's shape) stay with it.
+        if (!n.own_point.empty()) {
+            schema::JsonObject merged = n.node.point.is_object() ? n.node.point.object() : schema::JsonObject{};
+            for (const auto& [k, v] : n.own_point)
+                if (std::none_of(merged.begin(), merged.end(), [&](const auto& m) { return m.first == k; })) merged.emplace_back(k, v);
+            n.node.point = schema::JsonValue(std::move(merged));
+        }
+    }
     if (auto f = a.find("fraction_bits"); f != a.end()) n.fraction_rule = &*f;
     return Ok{};
 }
@@ -104,6 +115,9 @@ Status choose_kernels(Ir& ir) {
                 const Json& row = table[r];
                 if (!name_matches(row.at("op").get<std::string>(), n.node.op.name())) continue;
                 if (row.contains("block") && !name_matches(row["block"].get<std::string>(), n.block)) continue;
+                // A row for one layer kind only (a sliding-window attention kernel).
+                if (row.contains("kind") && !(n.node.kind && name_matches(row["kind"].get<std::string>(), std::string(n.node.kind->name()))))
+                    continue;
                 if (!format_matches(row, "weight", n.node.precision.weight)) continue;
                 if (!format_matches(row, "activation", n.node.precision.activation)) continue;
                 if (row.contains("output") &&

@@ -129,6 +129,7 @@ Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& 
         groups[g].rule = b.groups[g].rule;
     }
     std::map<std::string, double> family_time;
+    double resident = 0;  // state the caches hold at the context length
     std::vector<double> compute_peak(b.groups.size(), cuda_core);
     for (std::size_t i = 0; i < b.nodes.size(); ++i) {
         const schema::Node& n = b.nodes[i];
@@ -153,7 +154,8 @@ Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& 
                 case schema::WeightKind::none: break;
                 case schema::WeightKind::matrix:
                 case schema::WeightKind::experts: {
-                    if (n.op.kind.id == schema::OpId::mla_attention) break;  // its weights are the latent cache's
+                    // Latent attention's weights are counted when the plan gives their shape.
+                    if (n.op.kind.id == schema::OpId::mla_attention && !n.point.find("weight_n")) break;
                     double k = static_cast<double>(w.k), nn = static_cast<double>(w.n);
                     double matrices = 1, row_factor = rows;
                     if (w.kind == schema::WeightKind::experts) {
@@ -195,8 +197,13 @@ Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& 
                     case StateNameId::latent:
                     case StateNameId::kv:
                         if (role.action.id == StateActionId::read) {
-                            // A sparse reader (DSA) visits at most index_topk tokens.
+                            // A sparse reader (DSA) visits at most index_topk tokens; a sliding-window
+                            // layer keeps (and reads) only its window.
                             double tokens = ctx;
+                            if (auto window = symbol("sliding_window"); window && *window > 0 && n.kind &&
+                                                                         n.kind->id == schema::LayerKindId::sliding_attention)
+                                tokens = std::min(ctx, double(*window));
+                            const double held = tokens;  // what the cache holds
                             if (auto topk = symbol("index_topk"); topk && role.state.id == StateNameId::latent) tokens = std::min(ctx, double(*topk));
                             // Each cached token holds what the block's writer stores: its inputs' widths.
                             double per_token = 0;
@@ -211,6 +218,8 @@ Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& 
                             }
                             if (per_token == 0) per_token = width;
                             gc.state_bytes += sequences * tokens * per_token * cache_bytes_per_value(cache_dtype(n));
+                            // The cache holds every token in reach (a sparse reader reads fewer of them).
+                            resident += sequences * held * per_token * cache_bytes_per_value(cache_dtype(n));
                         } else {
                             double per_token = 0;
                             for (const auto* e : wiring.in[i]) per_token += static_cast<double>(e->dim_value);
@@ -218,9 +227,11 @@ Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& 
                         }
                         break;
                     case StateNameId::index:
-                        if (role.action.id == StateActionId::read)
-                            gc.state_bytes += sequences * ctx / double(symbol("index_kpool").value_or(1)) *
-                                              double(symbol("index_head_dim").value_or(128)) * 2;
+                        if (role.action.id == StateActionId::read) {
+                            double held = sequences * ctx / double(symbol("index_kpool").value_or(1)) * double(symbol("index_head_dim").value_or(128)) * 2;
+                            gc.state_bytes += held;
+                            resident += held;
+                        }
                         else
                             gc.state_bytes += rows * width * 2;
                         break;
@@ -228,11 +239,14 @@ Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& 
                         double heads = double(symbol("lin_v_heads").value_or(1));
                         double dk = double(symbol("lin_k_dim").value_or(128)), dv = double(symbol("lin_v_dim").value_or(128));
                         gc.state_bytes += sequences * 2 * heads * dk * dv * 4;  // read and write, f32
+                        resident += sequences * heads * dk * dv * 4;
                         break;
                     }
                     case StateNameId::conv:
-                        if (role.action.id == StateActionId::update)
+                        if (role.action.id == StateActionId::update) {
                             gc.state_bytes += sequences * 2 * width * double(symbol("conv_width").value_or(4)) * 4;
+                            resident += sequences * width * double(symbol("conv_width").value_or(4)) * 4;
+                        }
                         else
                             gc.state_bytes += sequences * width * double(symbol("conv_width").value_or(4)) * 4;
                         break;
@@ -269,6 +283,10 @@ Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& 
     }
     r.groups = std::move(groups);
     r.total.rule = "step";
+    // Does it fit: every weight stored plus the caches at the context length.
+    r.resident_state_bytes = resident;
+    r.stored_weight_bytes = static_cast<double>(memory.weight_bytes);
+    if (auto m = t.find("memory_bytes"); m != t.end() && m->is_number() && m->get<double>() > 0) r.memory_bytes = m->get<double>();
     r.tokens_per_s = r.total.time_us > 0 ? rows / (r.total.time_us * 1e-6) : 0;
     r.time_by_family.assign(family_time.begin(), family_time.end());
     std::stable_sort(r.time_by_family.begin(), r.time_by_family.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -295,6 +313,13 @@ std::string cost_text(const CostReport& r, std::size_t top_groups) {
     std::snprintf(line, sizeof line, "  roofline step time %.1f us over %zu groups -> %.1f tokens/s\n", r.total.time_us, r.groups.size(),
                   r.tokens_per_s);
     out += line;
+    if (r.memory_bytes > 0) {
+        double need = r.stored_weight_bytes + r.resident_state_bytes;
+        std::snprintf(line, sizeof line, "  memory: weights %s + caches %s at %lld tokens = %s of %s: %s %s\n", mb(r.stored_weight_bytes).c_str(),
+                      mb(r.resident_state_bytes).c_str(), static_cast<long long>(r.context), mb(need).c_str(), mb(r.memory_bytes).c_str(),
+                      need <= r.memory_bytes ? "headroom" : "SHORT by", mb(std::abs(r.memory_bytes - need)).c_str());
+        out += line;
+    }
     if (r.compute_tops > 0) {
         std::snprintf(line, sizeof line, "  PE array %.1f TOPS; persistent state reserved %s; most live activation %s (before %s)%s\n",
                       r.compute_tops, mb(static_cast<double>(r.reserved_bytes)).c_str(), mb(static_cast<double>(r.largest_live_bytes)).c_str(),
@@ -337,6 +362,8 @@ std::string cost_json(const CostReport& r) {
         o["ocm_bytes"] = r.ocm_bytes ? Json(*r.ocm_bytes) : Json(nullptr);
     }
     o["reserved_state_bytes"] = r.reserved_bytes;
+    o["memory"] = {{"target_bytes", r.memory_bytes}, {"stored_weight_bytes", r.stored_weight_bytes},
+                   {"resident_state_bytes", r.resident_state_bytes}, {"headroom_bytes", r.memory_bytes - r.stored_weight_bytes - r.resident_state_bytes}};
     o["largest_live_activation_bytes"] = r.largest_live_bytes;
     o["step"] = {{"weight_bytes", r.total.weight_bytes}, {"activation_bytes", r.total.activation_bytes},
                  {"state_bytes", r.total.state_bytes},   {"flops", r.total.flops},

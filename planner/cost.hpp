@@ -41,6 +41,9 @@ struct CostReport {
     std::int64_t largest_live_bytes = 0;      // activations live at once, at their peak
     std::string largest_live_at;
     bool activations_on_chip = false;         // they fit the OCM: not charged to DDR
+    double memory_bytes = 0;                  // the target's memory (0: not given)
+    double stored_weight_bytes = 0;           // every weight of the model, all experts
+    double resident_state_bytes = 0;          // what the caches hold at the context length
     std::vector<GroupCost> groups;
     GroupCost total;
     double tokens_per_s = 0;

@@ -42,6 +42,7 @@ Status describe_steps(Ir& ir) {
             steps.push_back("mma " + operand + "*" + operand);
             steps.push_back("accumulate f32");
             steps.push_back(std::string("scale ") + (p.weight && is_quantized(*p.weight) ? "f32" : "none"));
+            if (spec && spec->value("bias", false)) steps.push_back("bias bf16");
         } else {
             steps = {"compute f32"};
         }

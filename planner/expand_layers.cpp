@@ -1,7 +1,12 @@
 // expand_layers: lays the model out as nodes. The prologue blocks, then for every layer one
-// block per slot (the first choice whose `when` holds for layer i), then the epilogue. Each op
-// of a block becomes a node "l<i>.<block>.<op>"; its inputs name tensors of the same block, or
-// "$in", the tensor the previous block handed on (its `output`).
+// block per slot (the first choice that holds for layer i), then the epilogue. A choice holds
+// when its conditions do: `layer_type` (the config's `layer_types[i]`, when the config has that
+// list; else `when` decides), `when` (an expression over the symbols and i), `layer_in` /
+// `layer_not_in` (i is / is not in a config list such as `mlp_only_layers`). Each op of a block
+// becomes a node "l<i>.<block>.<op>" unless its `if` expression is false; its inputs name
+// tensors of the same block, or "$in", the tensor the previous block handed on (its `output`).
+// An op's own `point` knobs (and a `weight_shape` [n, k] for weights its edges do not show,
+// such as latent attention's absorbed up-projections) join the node's point.
 #include <algorithm>
 
 #include "planner/expr.hpp"
@@ -23,12 +28,61 @@ bool has_weight(const schema::Op& op) {
     }
 }
 
+// Whether a layer-slot choice holds for layer i (see the note on top).
+Result<bool> choice_holds(const Ir& ir, const Json& choice, std::int64_t i, const std::string& where) {
+    const Json& cfg = ir.config->json;
+    auto layer_types = cfg.find("layer_types");
+    bool typed = layer_types != cfg.end() && layer_types->is_array();
+    if (choice.contains("layer_type") && typed) {
+        if (!((*layer_types)[static_cast<std::size_t>(i)] == choice["layer_type"])) return false;
+    } else if (choice.contains("when")) {
+        auto v = eval_expr(choice["when"].get<std::string>(), [&](std::string_view name) -> std::optional<std::int64_t> {
+            if (name == "i") return i;
+            return ir.symbol(name);
+        });
+        if (!v) return make_error(ErrorCode::invalid_input, where + "/when", v.error().message);
+        if (!*v) return false;
+    }
+    for (const char* key : {"layer_in", "layer_not_in"}) {
+        if (!choice.contains(key)) continue;
+        bool in = false;
+        if (auto list = cfg.find(choice[key].get<std::string>()); list != cfg.end() && list->is_array())
+            for (const auto& x : *list) in = in || (x.is_number_integer() && x.get<std::int64_t>() == i);
+        if (in != (std::string(key) == "layer_in")) return false;
+    }
+    return true;
+}
+
 struct BlockUse {
     std::string type;                  // "dsa"
     std::optional<std::int64_t> layer;
     std::string attn, slot;
     std::optional<schema::LayerKind> kind;
 };
+
+// The op's own knobs: its `point` (filled), and the [n, k] of a `weight_shape`.
+Status own_point(const Ir& ir, const Json& spec, const std::string& where, IrNode& n) {
+    schema::JsonObject point;
+    if (auto p = spec.find("point"); p != spec.end()) {
+        if (!p->is_object()) return make_error(ErrorCode::invalid_input, where + "/point", "expected an object of knobs");
+        auto filled = to_value(fill_json(ir, *p, {}));
+        point = filled.object();
+    }
+    if (auto shape = spec.find("weight_shape"); shape != spec.end()) {
+        if (!shape->is_array() || shape->size() != 2)
+            return make_error(ErrorCode::invalid_input, where + "/weight_shape", "expected [n, k] expressions");
+        const char* names[] = {"weight_n", "weight_k"};
+        for (int d = 0; d < 2; ++d) {
+            auto v = eval_expr((*shape)[d].is_string() ? (*shape)[d].get<std::string>() : (*shape)[d].dump(),
+                               [&](std::string_view s) { return ir.symbol(s); });
+            if (!v) return make_error(ErrorCode::invalid_input, where + "/weight_shape/" + std::to_string(d), v.error().message);
+            point.emplace_back(names[d], *v);
+        }
+    }
+    if (!point.empty()) n.node.point = schema::JsonValue(point);
+    n.own_point = std::move(point);
+    return Ok{};
+}
 
 }  // namespace
 
@@ -52,19 +106,9 @@ Status expand_layers(Ir& ir) {
             const Json* chosen = nullptr;
             const auto& choices = slots[s].at("choices");
             for (std::size_t c = 0; c < choices.size() && !chosen; ++c) {
-                if (!choices[c].contains("when")) {
-                    chosen = &choices[c];
-                    break;
-                }
-                auto v = eval_expr(choices[c]["when"].get<std::string>(), [&](std::string_view name) -> std::optional<std::int64_t> {
-                    if (name == "i") return i;
-                    return ir.symbol(name);
-                });
-                if (!v)
-                    return make_error(ErrorCode::invalid_input,
-                                      origin + ": /layers/slots/" + std::to_string(s) + "/choices/" + std::to_string(c) + "/when",
-                                      v.error().message);
-                if (*v) chosen = &choices[c];
+                auto holds = choice_holds(ir, choices[c], i, origin + ": /layers/slots/" + std::to_string(s) + "/choices/" + std::to_string(c));
+                if (!holds) return holds.error();
+                if (*holds) chosen = &choices[c];
             }
             if (!chosen)
                 return make_error(ErrorCode::invalid_input, origin + ": /layers/slots/" + std::to_string(s),
@@ -95,6 +139,11 @@ Status expand_layers(Ir& ir) {
         for (std::size_t k = 0; k < ops.size(); ++k) {
             const Json& spec = ops[k];
             std::string where = origin + ": /blocks/" + use.type + "/ops/" + std::to_string(k);
+            if (spec.contains("if")) {
+                auto on = eval_expr(spec["if"].get<std::string>(), [&](std::string_view s) { return ir.symbol(s); });
+                if (!on) return make_error(ErrorCode::invalid_input, where + "/if", on.error().message);
+                if (!*on) continue;
+            }
             IrNode n;
             n.spec = &spec;
             n.local = use.type + "." + spec.at("name").get<std::string>();
@@ -112,6 +161,7 @@ Status expand_layers(Ir& ir) {
             n.node.where = schema::WhereName::parse("device");
             if (spec.contains("state")) n.node.state = schema::parse_state_roles(spec["state"].get<std::string>());
             n.weighted = has_weight(n.node.op);
+            if (auto s = own_point(ir, spec, where, n); !s) return s;
             for (const auto& input : spec.value("in", Json::array())) {
                 std::string name = input.get<std::string>();
                 if (name == "$in") {

@@ -82,6 +82,7 @@ private:
                     if (__builtin_mul_overflow(v, r, &v)) throw Failure{"value overflows 64 bits"};
                 } else {
                     if (r == 0) throw Failure{"division by zero"};
+                    if (r == -1 && v == INT64_MIN) throw Failure{"value overflows 64 bits"};
                     v = op == '/' ? v / r : v % r;
                 }
             } else {

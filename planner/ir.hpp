@@ -64,6 +64,7 @@ struct IrNode {
     std::vector<TensorRef> inputs;
     std::vector<IrTensor> outputs;
     std::vector<bool> requant_at_reader;  // per input: the reader re-quantizes it
+    schema::JsonObject own_point;         // the architecture op's own knobs (joined to any kernel's)
     const Json* fraction_rule = nullptr;  // how its fx32 outputs get F (kernel row or fusion member)
     const Json* steps_spec = nullptr;     // the kernel row's or instance's own steps, if any
     std::string kernel_rule;  // the solo group rule from the kernel table
@@ -86,6 +87,7 @@ struct Ir {
     std::vector<const DataFile*> explain;
     std::map<std::string, std::string> settings;  // recipe settings after --set
     std::vector<schema::Symbol> symbols;
+    schema::JsonObject config_fields;  // the config fields that describe the plan
     std::int64_t rows = 1;  // the arm's rows per step
     std::vector<schema::Layer> layers;
     std::vector<IrNode> nodes;

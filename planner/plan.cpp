@@ -2,6 +2,9 @@
 
 #include <array>
 
+#include <cmath>
+
+#include "planner/cost.hpp"
 #include "planner/passes.hpp"
 #include "schema/memory.hpp"
 #include "schema/numbers.hpp"
@@ -57,6 +60,19 @@ Result<PlanOutput> make_plan(const PlanRequest& request) {
             ir->warnings.push_back(ir->target->origin + ": /ocm_bytes: " + schema::with_commas(memory.largest_live_bytes) +
                                    " B of activations are live at once (before " + memory.largest_live_at + "), more than the " +
                                    schema::with_commas(ocm->get<std::int64_t>()) + " B on-chip memory: they spill to DDR");
+    }
+    // Does the model fit the device: every weight plus the caches at the default context.
+    CostOptions fit;
+    fit.catalog_dir = request.catalog_dir;
+    if (auto cost = estimate_cost(*b, fit); cost && cost->memory_bytes > 0) {
+        double need = cost->stored_weight_bytes + cost->resident_state_bytes;
+        if (need > cost->memory_bytes)
+            ir->warnings.push_back(ir->target->origin + ": /memory_bytes: the model needs " + schema::megabytes(need) + " (weights " +
+                                   schema::megabytes(cost->stored_weight_bytes) + ", caches " + schema::megabytes(cost->resident_state_bytes) +
+                                   " at " + std::to_string(fit.context) + " tokens x " + std::to_string(b->arm.rows) + " rows), " +
+                                   schema::megabytes(need - cost->memory_bytes) + " more than the " + schema::megabytes(cost->memory_bytes) +
+                                   " of " + ir->target->name + ": it needs " + std::to_string(static_cast<long long>(std::ceil(need / cost->memory_bytes))) +
+                                   " devices' memory");
     }
     return PlanOutput{std::move(*b), ir->warnings};
 }

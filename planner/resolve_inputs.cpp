@@ -8,6 +8,7 @@
 #include <charconv>
 
 #include "planner/expr.hpp"
+#include "planner/model_symbols.hpp"
 #include "planner/passes.hpp"
 #include "planner/ranges.hpp"
 #include "schema/file_io.hpp"
@@ -154,30 +155,8 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
                           problem + (about.empty() ? "" : " (" + k + ": " + about + ")"));
     }
 
-    // Symbols from the config's numbers.
-    auto config_number = [&](std::string_view key) -> std::optional<std::int64_t> {
-        auto it = cfg.find(std::string(key));
-        if (it == cfg.end() || !it->is_number_integer()) return std::nullopt;
-        return it->get<std::int64_t>();
-    };
-    const Json symbols = arch.value("symbols", Json::object());
-    for (const auto& [name, expr] : symbols.items()) {
-        std::string missing;
-        auto v = eval_expr(expr.get<std::string>(), [&](std::string_view key) {
-            auto n = config_number(key);
-            if (!n && missing.empty()) missing = std::string(key);
-            return n;
-        });
-        if (!v) {
-            if (!missing.empty())
-                return make_error(ErrorCode::invalid_input, cfg_name + ": /" + missing,
-                                  "missing or not an integer (architecture '" + arch_name + "' needs it for '" + name + "')");
-            return make_error(ErrorCode::invalid_input, ir.architecture->origin + ": /symbols/" + name, v.error().message);
-        }
-        if (*v < 0)
-            return make_error(ErrorCode::invalid_input, cfg_name, "symbol '" + name + "' = " + std::to_string(*v) + " is negative");
-        ir.symbols.push_back({name, *v});
-    }
+    // Symbols from the config's numbers, bounded and checked (model_symbols.hpp).
+    if (auto s = resolve_symbols(ir); !s) return s;
 
     // Calibrated ranges for FixedPoint32 formats.
     if (req.ranges) {

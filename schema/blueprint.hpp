@@ -305,6 +305,9 @@ struct Blueprint {
     std::optional<std::string> exported_by;
     Arm arm;
     std::optional<std::vector<Symbol>> symbols;
+    // The model config's fields that describe the plan without shaping it (rope scaling, tied
+    // embeddings, logit soft-caps, attention sinks, the sliding window), as the config has them.
+    std::optional<JsonObject> config_fields;
     std::vector<Layer> layers;
     std::vector<Node> nodes;
     std::vector<Edge> edges;

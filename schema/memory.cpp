@@ -1,6 +1,7 @@
 #include "schema/memory.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "schema/bytes.hpp"
@@ -29,6 +30,17 @@ WeightUse weight_use(const Blueprint& b, const Node& n, const Edge* in, const Ed
     const Format& f = *n.precision.weight;
     w.k = in ? in->dim_value : (out ? out->dim_value : 0);
     w.n = out ? out->dim_value : w.k;
+    // A weight its edges do not show (latent attention's absorbed up-projections) gives its shape.
+    const auto* wn = n.point.find("weight_n");
+    const auto* wk = n.point.find("weight_k");
+    if (wn && wk && wn->is_integer() && wk->is_integer()) {
+        w.kind = WeightKind::matrix;
+        w.n = wn->integer();
+        w.k = wk->integer();
+        w.bytes_per_matrix = weight_bytes(f, w.n, w.k).value_or(0);
+        w.stored_bytes = w.bytes_per_matrix;
+        return w;
+    }
     switch (n.op.kind.id) {
         case OpId::embed: {
             w.kind = WeightKind::table;
@@ -72,8 +84,33 @@ MemoryReport compute_memory(const Blueprint& b) {
     }
     std::map<std::string, std::int64_t> by_format;
     std::map<std::int64_t, std::int64_t> reserved;
+    const std::int64_t top_k = b.symbol("top_k").value_or(1);
+    bool tied = false;
+    if (b.config_fields)
+        for (const auto& [k, v] : *b.config_fields)
+            if (k == "tie_word_embeddings" && v == JsonValue(true)) tied = true;
     for (std::size_t i = 0; i < count; ++i) {
         const Node& n = b.nodes[i];
+        // Parameters (elements, whatever their format).
+        if (n.precision.weight) {
+            auto w = weight_use(b, n, first_in[i], first_out[i]);
+            std::int64_t each = 0, matrices = 1;
+            switch (w.kind) {
+                case WeightKind::matrix: each = w.n * w.k; break;
+                case WeightKind::experts: each = w.n * w.k, matrices = w.matrices; break;
+                case WeightKind::vector: each = w.n; break;
+                case WeightKind::table: each = w.n, matrices = w.matrices; break;
+                case WeightKind::none: break;
+            }
+            bool shared_table = tied && n.op.kind.id == OpId::lm_head;  // the embedding's table again
+            if (!shared_table) {
+                m.parameters += each * matrices;
+                m.active_parameters += each * (w.kind == WeightKind::experts ? std::min(top_k, matrices) : matrices);
+            }
+        } else if ((n.op.kind.id == OpId::rms_norm || n.op.kind.id == OpId::final_norm || n.op.kind.id == OpId::layer_norm) && first_out[i]) {
+            m.parameters += first_out[i]->dim_value;  // the norm's scale
+            m.active_parameters += first_out[i]->dim_value;
+        }
         if (n.precision.weight) {
             auto w = weight_use(b, n, first_in[i], first_out[i]);
             if (w.kind == WeightKind::none || ((w.kind == WeightKind::table || w.kind == WeightKind::experts) && w.matrices == 0)) {
@@ -128,6 +165,12 @@ MemoryReport compute_memory(const Blueprint& b) {
 
 std::string memory_text(const MemoryReport& m) {
     std::string out = "\nmemory\n";
+    char params[160];
+    std::snprintf(params, sizeof params, "  parameters %s (%.3f B)%s\n", with_commas(m.parameters).c_str(), static_cast<double>(m.parameters) / 1e9,
+                  m.active_parameters != m.parameters
+                      ? (", active per token " + with_commas(m.active_parameters)).c_str()
+                      : "");
+    out += params;
     out += "  weights " + with_commas(m.weight_bytes) + " B (" + megabytes(static_cast<double>(m.weight_bytes)) + ")" +
            (m.weights_unsized ? ", " + std::to_string(m.weights_unsized) + " weighted ops of unknown shape not counted" : "") + "\n";
     for (const auto& [format, bytes] : m.weights_by_format)

@@ -32,13 +32,17 @@ struct WeightUse {
 };
 
 // The node's weight use, given its first activation input and its first output edge (either
-// may be null: then widths fall back to the other edge).
+// may be null: then widths fall back to the other edge). A node whose point has `weight_n` and
+// `weight_k` has a weight of that shape whatever its edges.
 WeightUse weight_use(const Blueprint& b, const Node& n, const Edge* in, const Edge* out);
 
 struct MemoryReport {
     std::vector<std::pair<std::string, std::int64_t>> weights_by_format;  // stored bytes, largest first
     std::int64_t weight_bytes = 0;
     std::int64_t weights_unsized = 0;  // weighted nodes whose shape the plan does not give
+    // Parameters as a model card counts them: every weight element (all experts), norm scales,
+    // the embedding table (once when tied to the LM head); active: with top_k routed experts.
+    std::int64_t parameters = 0, active_parameters = 0;
     // Reserved persistent state (point.reserved_ext), per layer in layer order.
     std::vector<std::pair<std::int64_t, std::int64_t>> reserved_by_layer;
     std::int64_t reserved_bytes = 0;

@@ -15,7 +15,7 @@ constexpr std::array<std::string_view, 16> format_names{
     "fp8/token", "fp8/channel", "fp8/tensor",  "nvfp4/g16",  "mxfp4/g32",   "int4/b128",
     "int8/token", "int8/channel", "int8/static", "fx32",
 };
-constexpr std::array<std::string_view, 35> op_names{
+constexpr std::array<std::string_view, 37> op_names{
     "",              "embed",          "hc_expand",      "hc_pre",        "hc_post",
     "hc_contract",   "linear",         "rms_norm",       "l2_norm",       "layer_norm",
     "gated_rms_norm", "final_norm",    "concat",         "conv1d_update", "state_snapshot",
@@ -23,6 +23,7 @@ constexpr std::array<std::string_view, 35> op_names{
     "router",        "top_k",          "expert_gate_up", "expert_down",   "blend",
     "kv_write",      "kpool_compress", "index_select",   "mla_attention", "attention",
     "rope",          "residual_add",   "smooth_mul",     "lm_head",       "argmax",
+    "gelu_mul",      "logit_softcap",
 };
 constexpr std::array<std::string_view, 6> compute_names{"",          "cuda_core", "memory",
                                                         "tensor_core", "pe_array", "host"};

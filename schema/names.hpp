@@ -70,6 +70,8 @@ enum class OpId : std::uint8_t {
     smooth_mul,      // SmoothQuant per-channel smoothing multiply
     lm_head,
     argmax,
+    gelu_mul,        // gelu_tanh(gate) * up (GeGLU)
+    logit_softcap,   // c * tanh(x / c) on the logits (Gemma 2)
 };
 
 // What executes a node: "cuda_core", "memory" (bandwidth-bound), "tensor_core:<mma>",

@@ -689,7 +689,7 @@ Blueprint read_root(element root) {
     Blueprint b;
     Path p;
     static constexpr std::string_view m_keys[] = {"schema", "arm", "layers", "nodes", "edges", "groups", "blueprint_id", "lineage",
-               "revision", "exported_by", "symbols", "collapsed", "explain", "provenance"};
+               "revision", "exported_by", "symbols", "collapsed", "explain", "provenance", "config_fields"};
     Members m(m_keys, all(3));
     members(root, p, m, b.extras, [&](int s, element v, const Path& vp) {
         switch (s) {
@@ -713,6 +713,10 @@ Blueprint read_root(element root) {
             case 11: b.collapsed = read_collapsed(v, vp); break;
             case 12: b.explain = read_explain(v, vp); break;
             case 13: b.provenance = read_provenance(v, vp); break;
+            case 14:
+                if (v.type() != element_type::OBJECT) wrong_type(v, vp, "an object");
+                b.config_fields = to_json(v).object();
+                break;
         }
     });
     // The flat lists may be left out when the collapsed form is there (kbp collapse --only).

@@ -231,7 +231,9 @@ std::string stats_json(const Stats& s) {
     for (const auto& [f, bytes] : m.weights_by_format) weights[f] = bytes;
     J reserved = J::array();
     for (const auto& [layer, bytes] : m.reserved_by_layer) reserved.push_back({{"layer", layer < 0 ? J(nullptr) : J(layer)}, {"bytes", bytes}});
-    o["memory"] = {{"weight_bytes", m.weight_bytes},
+    o["memory"] = {{"parameters", m.parameters},
+                   {"active_parameters", m.active_parameters},
+                   {"weight_bytes", m.weight_bytes},
                    {"weights_by_format", std::move(weights)},
                    {"weights_unsized", m.weights_unsized},
                    {"reserved_bytes", m.reserved_bytes},

@@ -309,6 +309,7 @@ std::string write_blueprint(const Blueprint& b, const WriteOptions& options) {
         for (const auto& s : *b.symbols) symbols[s.name] = s.value;
         o["symbols"] = std::move(symbols);
     }
+    if (b.config_fields) o["config_fields"] = to_j(JsonValue(*b.config_fields));
     o["layers"] = list(b.layers);
     if (!b.collapsed_only) {
         o["nodes"] = list(b.nodes);

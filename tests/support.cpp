@@ -307,6 +307,8 @@ void compare(Diff& d, const Blueprint& a, const Blueprint& b) {
     d.field("/arm/digest", a.arm.digest, b.arm.digest);
     d.field("/arm/(extras)", a.arm.extras, b.arm.extras);
     d.field("/symbols", a.symbols, b.symbols);
+    d.field("/config_fields(present)", a.config_fields.has_value(), b.config_fields.has_value());
+    if (a.config_fields && b.config_fields) d.field("/config_fields", schema::JsonValue(*a.config_fields), schema::JsonValue(*b.config_fields));
     compare_lists(d, "/layers", a.layers, b.layers);
     compare_lists(d, "/nodes", a.nodes, b.nodes);
     compare_lists(d, "/edges", a.edges, b.edges);

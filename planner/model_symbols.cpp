@@ -1,0 +1,145 @@
+#include "planner/model_symbols.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <map>
+
+#include "planner/expr.hpp"
+#include "planner/passes.hpp"
+#include "schema/numbers.hpp"
+
+namespace kbp::planner {
+namespace {
+
+constexpr std::int64_t default_max = std::int64_t{1} << 24;  // any width, count or length
+
+Error bad_config(const Ir& ir, const std::string& field, std::string message) {
+    return make_error(ErrorCode::invalid_input, ir.config->origin + ": /" + field, std::move(message));
+}
+
+// The one config field a symbol's expression names, or "" when it names several.
+std::string lone_field(const std::string& expr) {
+    for (char c : expr)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return "";
+    return expr;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> config_integer(const Json& config, std::string_view key) {
+    auto it = config.find(std::string(key));
+    if (it == config.end() || it->is_null()) return std::nullopt;
+    if (it->is_number_integer()) return it->get<std::int64_t>();
+    if (it->is_boolean()) return it->get<bool>() ? 1 : 0;
+    if (it->is_number_float()) {
+        double d = it->get<double>();
+        if (std::isfinite(d) && d == std::floor(d) && std::abs(d) < 9.0e15) return static_cast<std::int64_t>(d);
+    }
+    return std::nullopt;
+}
+
+Status resolve_symbols(Ir& ir) {
+    const Json& cfg = ir.config->json;
+    const Json& arch = ir.architecture->json;
+    const std::string& origin = ir.architecture->origin;
+    const std::string arch_name = arch.value("name", ir.architecture->name);
+    const Json limits = arch.value("limits", Json::object());
+    std::map<std::string, std::string> field_of;  // symbol -> the config field it came from
+
+    const Json symbols = arch.value("symbols", Json::object());
+    for (const auto& [name, spec] : symbols.items()) {
+        const std::string where = origin + ": /symbols/" + name;
+        // The alternatives and the default this symbol has.
+        std::vector<std::string> alternatives;
+        std::optional<std::int64_t> fallback;
+        const Json& from = spec.is_object() ? spec.value("from", Json()) : spec;
+        if (from.is_string()) alternatives.push_back(from.get<std::string>());
+        else if (from.is_array())
+            for (const auto& a : from)
+                if (a.is_string()) alternatives.push_back(a.get<std::string>());
+        if (spec.is_object() && spec.contains("default")) {
+            if (!spec["default"].is_number_integer())
+                return make_error(ErrorCode::invalid_input, where + "/default", "expected an integer");
+            fallback = spec["default"].get<std::int64_t>();
+        }
+        if (alternatives.empty())
+            return make_error(ErrorCode::invalid_input, where, "a symbol is an expression, a list of them, or {\"from\": ..., \"default\": N}");
+        std::optional<std::int64_t> value;
+        std::string first_missing;
+        for (const auto& expr : alternatives) {
+            std::string missing;
+            auto v = eval_expr(expr, [&](std::string_view key) -> std::optional<std::int64_t> {
+                if (auto s = ir.symbol(key)) return s;
+                auto n = config_integer(cfg, key);
+                if (!n && missing.empty()) missing = std::string(key);
+                return n;
+            });
+            if (v) {
+                value = *v;
+                if (auto f = lone_field(expr); !f.empty() && !ir.symbol(f)) field_of[name] = f;
+                break;
+            }
+            if (missing.empty())  // the config has the fields; the arithmetic failed (division by zero, overflow)
+                return make_error(ErrorCode::invalid_input, ir.config->origin,
+                                  v.error().message + " in '" + expr + "' (architecture '" + arch_name + "', symbol '" + name + "')");
+            if (first_missing.empty()) first_missing = missing;
+        }
+        if (!value) {
+            if (!fallback)
+                return bad_config(ir, first_missing,
+                                  "missing or not an integer (architecture '" + arch_name + "' needs it for '" + name + "')");
+            value = fallback;
+        }
+        // Bounded: a model's widths and counts are positive and far from overflowing.
+        std::int64_t lo = 1, hi = default_max;
+        if (auto l = limits.find(name); l != limits.end()) {
+            if (!l->is_array() || l->size() != 2 || !(*l)[0].is_number_integer() || !(*l)[1].is_number_integer())
+                return make_error(ErrorCode::invalid_input, origin + ": /limits/" + name, "expected [min, max]");
+            lo = (*l)[0].get<std::int64_t>();
+            hi = (*l)[1].get<std::int64_t>();
+        }
+        if (*value < lo || *value > hi) {
+            std::string field = field_of.count(name) ? field_of[name] : "";
+            std::string what = schema::with_commas(*value) + " is outside " + schema::with_commas(lo) + "-" + schema::with_commas(hi) +
+                               " (architecture '" + arch_name + "', symbol '" + name + "')";
+            if (!field.empty()) return bad_config(ir, field, what);
+            return make_error(ErrorCode::invalid_input, ir.config->origin, "symbol '" + name + "' = " + what);
+        }
+        ir.symbols.push_back({name, *value});
+    }
+
+    // The architecture's consistency checks: a config that cannot be a model is refused.
+    const Json checks = arch.value("checks", Json::array());
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+        const Json& c = checks[i];
+        const std::string where = origin + ": /checks/" + std::to_string(i);
+        if (!c.is_object() || !c.contains("expr") || !c["expr"].is_string())
+            return make_error(ErrorCode::invalid_input, where, "a check is {\"expr\": ..., \"field\": ..., \"message\": ...}");
+        auto v = eval_expr(c["expr"].get<std::string>(), [&](std::string_view key) { return ir.symbol(key); });
+        if (!v) return make_error(ErrorCode::invalid_input, where + "/expr", v.error().message);
+        if (*v) continue;
+        return bad_config(ir, c.value("field", std::string()), ir.fill(c.value("message", c["expr"].get<std::string>())) +
+                                                                  " (architecture '" + arch_name + "': " + c["expr"].get<std::string>() + ")");
+    }
+
+    // Per-layer attention kinds must cover the layers.
+    if (auto lt = cfg.find("layer_types"); lt != cfg.end() && !lt->is_null()) {
+        auto layers = ir.symbol("layers");
+        if (!lt->is_array()) return bad_config(ir, "layer_types", "expected an array of layer kinds");
+        if (layers && static_cast<std::int64_t>(lt->size()) != *layers)
+            return bad_config(ir, "layer_types", std::to_string(lt->size()) + " entries for " + std::to_string(*layers) + " layers");
+        for (std::size_t i = 0; i < lt->size(); ++i)
+            if (!(*lt)[i].is_string()) return bad_config(ir, "layer_types/" + std::to_string(i), "expected a layer kind name");
+    }
+
+    // Fields that describe the plan (rope scaling, tied embeddings, soft-caps, windows).
+    schema::JsonObject described;
+    for (const auto& f : arch.value("describes", Json::array()))
+        if (f.is_string())
+            if (auto it = cfg.find(f.get<std::string>()); it != cfg.end() && !it->is_null())
+                described.emplace_back(f.get<std::string>(), to_value(*it));
+    ir.config_fields = std::move(described);
+    return Ok{};
+}
+
+}  // namespace kbp::planner
