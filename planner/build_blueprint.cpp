@@ -194,6 +194,7 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir) {
     inputs.insert(inputs.end(), ir.kernels.begin(), ir.kernels.end());
     inputs.insert(inputs.end(), ir.fusion.begin(), ir.fusion.end());
     inputs.insert(inputs.end(), ir.explain.begin(), ir.explain.end());
+    inputs.insert(inputs.end(), ir.ops.begin(), ir.ops.end());
     std::string lineage;
     for (const DataFile* f : inputs) {
         pv.files.push_back({f->origin, f->sha256, {}});

@@ -1,27 +1,16 @@
 // expand_layers: lays the model out as nodes. The prologue blocks, then for every layer one
 // block per slot (the first choice whose `when` holds for layer i), then the epilogue. Each op
 // of a block becomes a node "l<i>.<block>.<op>"; its inputs name tensors of the same block, or
-// "$in", the tensor the previous block handed on (its `output`).
+// "$in", the tensor the previous block handed on (its `output`). Whether an op reads a weight
+// (and so takes its formats from the recipe) is its ops file's say (ops/*.json).
 #include <algorithm>
 
 #include "planner/expr.hpp"
+#include "planner/limits.hpp"
 #include "planner/passes.hpp"
 
 namespace kbp::planner {
 namespace {
-
-bool has_weight(const schema::Op& op) {
-    using schema::OpId;
-    switch (op.kind.id) {
-        case OpId::linear:
-        case OpId::router:
-        case OpId::lm_head:
-        case OpId::expert_gate_up:
-        case OpId::expert_down:
-        case OpId::mla_attention: return true;
-        default: return false;
-    }
-}
 
 struct BlockUse {
     std::string type;                  // "dsa"
@@ -111,7 +100,7 @@ Status expand_layers(Ir& ir) {
             n.node.numerics = ir.settings.count("numerics") ? ir.settings.at("numerics") : "reference";
             n.node.where = schema::WhereName::parse("device");
             if (spec.contains("state")) n.node.state = schema::parse_state_roles(spec["state"].get<std::string>());
-            n.weighted = has_weight(n.node.op);
+            n.weighted = ir.has_weight(n.node.op);
             for (const auto& input : spec.value("in", Json::array())) {
                 std::string name = input.get<std::string>();
                 if (name == "$in") {

@@ -7,10 +7,14 @@
 
 #include <charconv>
 
+#include "planner/check_data.hpp"
+#include "planner/data_schema.hpp"
 #include "planner/expr.hpp"
+#include "planner/limits.hpp"
 #include "planner/passes.hpp"
 #include "planner/ranges.hpp"
 #include "schema/file_io.hpp"
+#include "schema/names.hpp"
 
 namespace kbp::planner {
 namespace {
@@ -124,13 +128,21 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
             (std::string(kind) == "kernels" ? ir.kernels : ir.fusion).push_back(*f);
         }
     }
-    if (ir.kernels.empty())
-        return unsupported(ir.target->origin, "target '" + target_id + "' lists no kernel catalog for architecture '" + arch_name + "'");
+    if (ir.kernels.empty()) {
+        std::string which;
+        for (const DataFile* f : catalog.all("kernels"))
+            for (const auto& name : ir.target->json.value("catalogs", Json::array()))
+                if (name == f->name)
+                    which += (which.empty() ? "" : "; ") + f->origin + " applies to " + f->json.value("applies_to", Json::object()).dump();
+        return unsupported(ir.target->origin + ": /catalogs",
+                           "target '" + target_id + "' lists no kernel catalog for architecture '" + arch_name + "' (" + which + ")");
+    }
     for (const char* name : {"families", "formats"}) {
         auto f = catalog.get("explain", name);
         if (!f) return f.error();
         ir.explain.push_back(*f);
     }
+    ir.ops = catalog.all("ops");
 
     // Settings: the recipe's, then --set.
     const Json recipe_settings = ir.recipe->json.value("settings", Json::object());
