@@ -26,8 +26,11 @@ Status expand_layers(Ir& ir) {
     const std::string& origin = ir.architecture->origin;
     auto lookup_symbol = [&](std::string_view name) { return ir.symbol(name); };
     const Json& layers = arch.at("layers");
-    auto count = eval_expr(layers.value("count", "layers"), lookup_symbol);
-    if (!count) return make_error(ErrorCode::invalid_input, origin + ": /layers/count", count.error().message);
+    const std::string count_expr = layers.at("count").get<std::string>();
+    auto count = eval_expr(count_expr, lookup_symbol);
+    if (!count) return ir.config_error({count_expr}, "layers: " + count.error().message, true);
+    if (*count > max_layers)
+        return ir.config_error({count_expr}, std::to_string(*count) + " layers are more than kbp plans (" + std::to_string(max_layers) + ")");
 
     std::vector<BlockUse> uses;
     for (const auto& b : arch.value("prologue", Json::array())) uses.push_back({b.get<std::string>(), std::nullopt, "", "", std::nullopt});
@@ -49,10 +52,12 @@ Status expand_layers(Ir& ir) {
                     if (name == "i") return i;
                     return ir.symbol(name);
                 });
+                // The condition parsed when the architecture loaded: what fails is the symbols' values.
                 if (!v)
-                    return make_error(ErrorCode::invalid_input,
-                                      origin + ": /layers/slots/" + std::to_string(s) + "/choices/" + std::to_string(c) + "/when",
-                                      v.error().message);
+                    return ir.config_error({choices[c]["when"].get<std::string>()},
+                                           "layer " + std::to_string(i) + ": " + v.error().message + " (" + origin + ": /layers/slots/" +
+                                               std::to_string(s) + "/choices/" + std::to_string(c) + "/when)",
+                                           v.error().message.find("division by zero") != std::string::npos);
                 if (*v) chosen = &choices[c];
             }
             if (!chosen)
@@ -120,8 +125,15 @@ Status expand_layers(Ir& ir) {
                 std::string name = outs[o].at("tensor").get<std::string>();
                 t.id = block_id + "." + name;
                 t.dim = outs[o].at("dim").get<std::string>();
+                // The width's names are symbols (checked when the architecture loaded): what fails is their values.
                 auto v = eval_expr(t.dim, [&](std::string_view s) { return ir.symbol(s); });
-                if (!v) return make_error(ErrorCode::invalid_input, where + "/out/" + std::to_string(o) + "/dim", v.error().message);
+                const std::string needs = " (" + where + "/out/" + std::to_string(o) + "/dim is '" + t.dim + "')";
+                if (!v) return ir.config_error({t.dim}, "width of " + t.id + ": " + v.error().message + needs,
+                                               v.error().message.find("division by zero") != std::string::npos);
+                if (*v < 0 || *v > max_size)
+                    return ir.config_error({t.dim}, "width of " + t.id + " = " + std::to_string(*v) + " is " +
+                                                        (*v < 0 ? "negative" : "more than kbp plans (" + std::to_string(max_size) + ")") + needs,
+                                           *v < 0);
                 t.dim_value = *v;
                 t.rows = outs[o].value("rows", "n");
                 t.in_kernel = outs[o].value("in_kernel", false);

@@ -73,37 +73,65 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     ir.config = *config;
     const Json& cfg = ir.config->json;
     const std::string& cfg_name = ir.config->origin;
-    if (!cfg.is_object()) return make_error(ErrorCode::invalid_input, cfg_name, "a model config is a JSON object");
+    if (!cfg.is_object()) return make_error(ErrorCode::invalid_input, cfg_name + ": /", "a model config is a JSON object");
+    if (auto s = check_config_hints(*ir.config); !s) return s;
     auto type = cfg.find("model_type");
     if (type == cfg.end() || !type->is_string())
         return make_error(ErrorCode::invalid_input, cfg_name + ": /model_type", "missing (the model's architecture name)");
     std::string model_type = type->get<std::string>();
     std::string known;
+    std::vector<std::string> types;
+    std::map<std::string, const DataFile*> planned_by;
     for (const DataFile* a : catalog.all("architectures")) {
         for (const auto& t : a->json.value("model_types", Json::array())) {
             known += (known.empty() ? "" : ", ") + t.get<std::string>();
+            types.push_back(t.get<std::string>());
+            planned_by[t.get<std::string>()] = a;
             if (t == model_type) ir.architecture = a;
         }
     }
-    if (!ir.architecture)
-        return unsupported(cfg_name + ": /model_type", "unknown model_type '" + model_type + "' (kbp plans: " + known + ")");
+    if (!ir.architecture) {
+        // A near miss names the architecture file that has it: a misspelled model_types entry shows.
+        std::string near = schema::closest_of(model_type, types);
+        return unsupported(cfg_name + ": /model_type", "unknown model_type '" + model_type + "' (" +
+                                                           (near.empty() ? "kbp plans: " + known
+                                                                         : "did you mean '" + near + "' of " + planned_by[near]->origin + "?") +
+                                                           ")");
+    }
     const Json& arch = ir.architecture->json;
 
     auto defaults = arch.value("defaults", Json::object());
     std::string recipe_name = req.recipe ? *req.recipe
                               : hint(cfg, "recipe") ? *hint(cfg, "recipe")
                                                     : defaults.value("recipe", "");
-    if (recipe_name.empty()) return unsupported(cfg_name, "no recipe: pass --recipe NAME|FILE");
+    // Where the recipe's and target's names came from, for errors: the flag, the config's hint,
+    // else the data's default.
+    auto named_at = [&](const std::optional<std::string>& flag, const char* key, const std::string& data_where) {
+        return flag ? "--" + std::string(key) : hint(cfg, key) ? cfg_name + ": /kbp/" + key : data_where;
+    };
+    // A name the catalog lacks is an error where the name was given; a file that does not load, in the file.
+    auto at_name = [&](const Error& e, const std::string& name, const std::string& where) {
+        return e.where == name ? make_error(e.code, where, e.message) : e;
+    };
+    const std::string recipe_default = ir.architecture->origin + ": /defaults/recipe";
+    if (recipe_name.empty()) return unsupported(recipe_default, "missing, and " + cfg_name + " names no kbp.recipe: pass --recipe NAME|FILE");
     auto recipe = catalog.get("recipes", recipe_name);
-    if (!recipe) return recipe.error();
+    if (!recipe) return at_name(recipe.error(), recipe_name, named_at(req.recipe, "recipe", recipe_default));
     ir.recipe = *recipe;
     std::string target_name = req.target ? *req.target
                               : hint(cfg, "target") ? *hint(cfg, "target")
                                                     : ir.recipe->json.value("target", defaults.value("target", ""));
-    if (target_name.empty()) return unsupported(cfg_name, "no target: pass --target NAME|FILE");
+    const std::string target_default =
+        ir.recipe->json.contains("target") ? ir.recipe->origin + ": /target" : ir.architecture->origin + ": /defaults/target";
+    if (target_name.empty())
+        return unsupported(target_default, "missing, and neither " + cfg_name + " (kbp.target) nor " + ir.architecture->origin +
+                                               " (defaults.target) names one: pass --target NAME|FILE");
     auto target = catalog.get("targets", target_name);
-    if (!target) return target.error();
+    if (!target) return at_name(target.error(), target_name, named_at(req.target, "target", target_default));
     ir.target = *target;
+    ir.inputs_from = "recipe '" + ir.recipe->name + "' from " + named_at(req.recipe, "recipe", recipe_default + " as " + cfg_name + " names no kbp.recipe") +
+                     ", target '" + ir.target->name + "' from " +
+                     named_at(req.target, "target", target_default + " as " + cfg_name + " names no kbp.target");
 
     // Recipe parts, in the order the recipe includes them.
     const auto& entries = ir.recipe->json.value("entries", Json::array());
@@ -175,20 +203,26 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     const Json symbols = arch.value("symbols", Json::object());
     for (const auto& [name, expr] : symbols.items()) {
         std::string missing;
+        std::vector<std::string>& fields = ir.symbol_fields[name];
         auto v = eval_expr(expr.get<std::string>(), [&](std::string_view key) {
             auto n = config_number(key);
             if (!n && missing.empty()) missing = std::string(key);
+            if (std::find(fields.begin(), fields.end(), key) == fields.end()) fields.emplace_back(key);
             return n;
         });
+        // The expression parsed when the architecture loaded: what fails here is the config's values.
+        const std::string needs = " (" + ir.architecture->origin + ": /symbols/" + name + " is '" + expr.get<std::string>() + "')";
         if (!v) {
             if (!missing.empty())
-                return make_error(ErrorCode::invalid_input, cfg_name + ": /" + missing,
-                                  "missing or not an integer (architecture '" + arch_name + "' needs it for '" + name + "')");
-            return make_error(ErrorCode::invalid_input, ir.architecture->origin + ": /symbols/" + name, v.error().message);
+                return make_error(ErrorCode::invalid_input, cfg_name + ": /" + pointer_token(missing), "missing or not an integer" + needs);
+            bool by_zero = v.error().message.find("division by zero") != std::string::npos;
+            return ir.config_error({name}, "symbol '" + name + "': " + v.error().message + needs, by_zero);
         }
-        if (*v < 0)
-            return make_error(ErrorCode::invalid_input, cfg_name, "symbol '" + name + "' = " + std::to_string(*v) + " is negative");
         ir.symbols.push_back({name, *v});
+        if (*v < 0) return ir.config_error({name}, "symbol '" + name + "' = " + std::to_string(*v) + " is negative" + needs, true);
+        if (*v > max_size)
+            return ir.config_error({name}, "symbol '" + name + "' = " + std::to_string(*v) + " is more than kbp plans (" +
+                                               std::to_string(max_size) + ")" + needs);
     }
 
     // Calibrated ranges for FixedPoint32 formats.
@@ -221,7 +255,8 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
             std::string names;
             for (const auto& a : *arms) names += (names.empty() ? "" : ", ") + (a.is_string() ? a.get<std::string>() : a.dump());
             return unsupported("--arm", "target '" + target_id + "' plans the " + names + " arm only (" +
-                                            ir.target->json.value("arms_about", std::string("its kernels serve no other")) + ")");
+                                            ir.target->json.value("arms_about", std::string("its kernels serve no other")) + "; " +
+                                            ir.target->origin + ": /arms)");
         }
     }
     return Ok{};
