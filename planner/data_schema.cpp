@@ -48,17 +48,6 @@ bool has_type(const Json& v, std::string_view type) {
     return type_of(v) == type;
 }
 
-std::vector<std::string> types_of(const Json& schema) {
-    std::vector<std::string> out;
-    auto t = schema.find("type");
-    if (t == schema.end()) return out;
-    if (t->is_string()) out.push_back(t->get<std::string>());
-    else if (t->is_array())
-        for (const auto& x : *t)
-            if (x.is_string()) out.push_back(x.get<std::string>());
-    return out;
-}
-
 std::string joined(const std::vector<std::string>& phrases, const char* last) {
     std::string out;
     for (std::size_t i = 0; i < phrases.size(); ++i)
@@ -82,38 +71,85 @@ int compare(const Json& a, const Json& b) {
     return x < y ? -1 : x > y ? 1 : 0;
 }
 
+// The keywords of one schema object, found in one pass over its members (an ordered_json
+// lookup is a linear search: a dozen of them per checked value would dominate the check).
+struct Keywords {
+    const Json *ref = nullptr, *any_of = nullptr, *type = nullptr, *constant = nullptr, *enumeration = nullptr;
+    const Json *min_length = nullptr, *pattern = nullptr, *minimum = nullptr, *exclusive_minimum = nullptr, *maximum = nullptr;
+    const Json *min_items = nullptr, *max_items = nullptr, *items = nullptr;
+    const Json *properties = nullptr, *additional = nullptr, *required = nullptr, *min_properties = nullptr, *property_names = nullptr;
+    const Json* check = nullptr;
+
+    explicit Keywords(const Json& s) {
+        for (auto it = s.begin(); it != s.end(); ++it) {
+            const std::string& k = it.key();
+            const Json* v = &it.value();
+            if (k == "$ref") ref = v;
+            else if (k == "anyOf") any_of = v;
+            else if (k == "type") type = v;
+            else if (k == "const") constant = v;
+            else if (k == "enum") enumeration = v;
+            else if (k == "minLength") min_length = v;
+            else if (k == "pattern") pattern = v;
+            else if (k == "minimum") minimum = v;
+            else if (k == "exclusiveMinimum") exclusive_minimum = v;
+            else if (k == "maximum") maximum = v;
+            else if (k == "minItems") min_items = v;
+            else if (k == "maxItems") max_items = v;
+            else if (k == "items") items = v;
+            else if (k == "properties") properties = v;
+            else if (k == "additionalProperties") additional = v;
+            else if (k == "required") required = v;
+            else if (k == "minProperties") min_properties = v;
+            else if (k == "propertyNames") property_names = v;
+            else if (k == "x-kbp-check") check = v;
+        }
+    }
+};
+
+std::vector<std::string> types_in(const Json* type) {
+    std::vector<std::string> out;
+    if (!type) return out;
+    if (type->is_string()) out.push_back(type->get<std::string>());
+    else if (type->is_array())
+        for (const auto& x : *type)
+            if (x.is_string()) out.push_back(x.get<std::string>());
+    return out;
+}
+
 class Checker {
 public:
     Checker(const Json& root, const ExtraCheck& extra) : root_(root), extra_(extra) {}
 
     std::optional<SchemaProblem> check(const Json& v, const Json& s, const std::string& at) {
         if (!s.is_object()) return std::nullopt;  // true / {}: anything
-        if (auto ref = s.find("$ref"); ref != s.end()) {
-            const Json* target = resolve(*ref);
-            if (!target) return SchemaProblem{at, "the schema's $ref " + ref->dump() + " names nothing"};
+        const Keywords k(s);
+        if (k.ref) {
+            const Json* target = resolve(*k.ref);
+            if (!target) return SchemaProblem{at, "the schema's $ref " + k.ref->dump() + " names nothing"};
             if (auto p = check(v, *target, at)) return p;
         }
-        if (auto any = s.find("anyOf"); any != s.end() && any->is_array())
-            if (auto p = any_of(v, *any, at)) return p;
-        if (auto types = types_of(s); !types.empty() &&
-                                      std::none_of(types.begin(), types.end(), [&](const std::string& t) { return has_type(v, t); })) {
+        if (k.any_of && k.any_of->is_array())
+            if (auto p = any_of(v, *k.any_of, at)) return p;
+        if (auto types = types_in(k.type);
+            !types.empty() && std::none_of(types.begin(), types.end(), [&](const std::string& t) { return has_type(v, t); })) {
             std::vector<std::string> phrases;
             for (const auto& t : types) phrases.push_back(type_phrase(t));
             return SchemaProblem{at, "expected " + joined(phrases, " or ") + ", not " + type_phrase(type_of(v))};
         }
-        if (auto c = s.find("const"); c != s.end() && v != *c) return SchemaProblem{at, "expected " + shown(*c) + ", not " + shown(v)};
-        if (auto e = s.find("enum"); e != s.end() && e->is_array() && std::find(e->begin(), e->end(), v) == e->end())
-            return SchemaProblem{at, not_one_of(v, *e)};
+        if (k.constant && v != *k.constant) return SchemaProblem{at, "expected " + shown(*k.constant) + ", not " + shown(v)};
+        if (k.enumeration && k.enumeration->is_array() && std::find(k.enumeration->begin(), k.enumeration->end(), v) == k.enumeration->end())
+            return SchemaProblem{at, not_one_of(v, *k.enumeration)};
         if (v.is_string())
-            if (auto p = string_rules(v.get_ref<const std::string&>(), s, at)) return p;
+            if (auto p = string_rules(v.get_ref<const std::string&>(), k, at)) return p;
         if (v.is_number())
-            if (auto p = number_rules(v, s, at)) return p;
+            if (auto p = number_rules(v, k, at)) return p;
         if (v.is_array())
-            if (auto p = array_rules(v, s, at)) return p;
+            if (auto p = array_rules(v, k, at)) return p;
         if (v.is_object())
-            if (auto p = object_rules(v, s, at)) return p;
-        if (auto x = s.find("x-kbp-check"); x != s.end() && x->is_string() && extra_)
-            if (auto p = extra_(x->get<std::string>(), v, at)) return p;
+            if (auto p = object_rules(v, k, at)) return p;
+        if (k.check && k.check->is_string() && extra_)
+            if (auto p = extra_(k.check->get<std::string>(), v, at)) return p;
         return std::nullopt;
     }
 
@@ -140,13 +176,13 @@ private:
                 if (const Json* target = resolve(*ref)) branch = target;
             auto problem = check(v, b, at);
             if (!problem) return std::nullopt;
-            auto types = types_of(*branch);
-            for (const auto& t : types) phrases.push_back(type_phrase(t));
+            auto types = branch->is_object() ? types_in(branch->contains("type") ? &(*branch)["type"] : nullptr) : std::vector<std::string>{};
+            for (const auto& t : types)
+                if (std::find(phrases.begin(), phrases.end(), type_phrase(t)) == phrases.end()) phrases.push_back(type_phrase(t));
             bool fits = types.empty() || std::any_of(types.begin(), types.end(), [&](const std::string& t) { return has_type(v, t); });
             if (fits && (!best || problem->pointer.size() > best->pointer.size())) best = problem;
         }
         if (best) return best;
-        phrases.erase(std::unique(phrases.begin(), phrases.end()), phrases.end());
         return SchemaProblem{at, "expected " + joined(phrases, " or ") + ", not " + type_phrase(type_of(v))};
     }
 
@@ -163,51 +199,51 @@ private:
         return message;
     }
 
-    std::optional<SchemaProblem> string_rules(const std::string& text, const Json& s, const std::string& at) {
-        if (auto m = s.find("minLength"); m != s.end() && m->is_number_integer() && text.size() < m->get<std::size_t>())
-            return SchemaProblem{at, text.empty() ? "empty" : "'" + text + "' is shorter than " + m->dump() + " characters"};
-        if (auto p = s.find("pattern"); p != s.end() && p->is_string()) {
-            auto& re = patterns_[p->get<std::string>()];
+    static std::optional<SchemaProblem> string_rules(const std::string& text, const Keywords& k, const std::string& at) {
+        if (k.min_length && k.min_length->is_number_integer() && text.size() < k.min_length->get<std::size_t>())
+            return SchemaProblem{at, text.empty() ? "empty" : "'" + text + "' is shorter than " + k.min_length->dump() + " characters"};
+        if (k.pattern && k.pattern->is_string()) {
+            // Compiling a std::regex costs far more than matching: keep each one compiled.
+            thread_local std::map<std::string, std::unique_ptr<std::regex>> patterns;
+            auto& re = patterns[k.pattern->get<std::string>()];
             if (!re) {
                 try {
-                    re = std::make_unique<std::regex>(p->get<std::string>(), std::regex::ECMAScript);
+                    re = std::make_unique<std::regex>(k.pattern->get<std::string>(), std::regex::ECMAScript);
                 } catch (const std::regex_error&) {
-                    return SchemaProblem{at, "the schema's pattern " + p->dump() + " is not a regular expression"};
+                    return SchemaProblem{at, "the schema's pattern " + k.pattern->dump() + " is not a regular expression"};
                 }
             }
-            if (!std::regex_search(text, *re)) return SchemaProblem{at, shown(Json(text)) + " does not match " + p->dump()};
+            if (!std::regex_search(text, *re)) return SchemaProblem{at, shown(Json(text)) + " does not match " + k.pattern->dump()};
         }
         return std::nullopt;
     }
 
-    static std::optional<SchemaProblem> number_rules(const Json& v, const Json& s, const std::string& at) {
-        if (auto m = s.find("minimum"); m != s.end() && m->is_number() && compare(v, *m) < 0)
-            return SchemaProblem{at, v.dump() + " is below the minimum " + m->dump()};
-        if (auto m = s.find("exclusiveMinimum"); m != s.end() && m->is_number() && compare(v, *m) <= 0)
-            return SchemaProblem{at, v.dump() + " is not above " + m->dump()};
-        if (auto m = s.find("maximum"); m != s.end() && m->is_number() && compare(v, *m) > 0)
-            return SchemaProblem{at, v.dump() + " is above the maximum " + m->dump()};
+    static std::optional<SchemaProblem> number_rules(const Json& v, const Keywords& k, const std::string& at) {
+        if (k.minimum && k.minimum->is_number() && compare(v, *k.minimum) < 0)
+            return SchemaProblem{at, v.dump() + " is below the minimum " + k.minimum->dump()};
+        if (k.exclusive_minimum && k.exclusive_minimum->is_number() && compare(v, *k.exclusive_minimum) <= 0)
+            return SchemaProblem{at, v.dump() + " is not above " + k.exclusive_minimum->dump()};
+        if (k.maximum && k.maximum->is_number() && compare(v, *k.maximum) > 0)
+            return SchemaProblem{at, v.dump() + " is above the maximum " + k.maximum->dump()};
         return std::nullopt;
     }
 
-    std::optional<SchemaProblem> array_rules(const Json& v, const Json& s, const std::string& at) {
-        if (auto m = s.find("minItems"); m != s.end() && m->is_number_integer() && v.size() < m->get<std::size_t>())
-            return SchemaProblem{at, v.empty() ? "empty (at least " + m->dump() + (m->get<int>() == 1 ? " item" : " items") + " expected)"
-                                               : "has " + std::to_string(v.size()) + " items, at least " + m->dump() + " expected"};
-        if (auto m = s.find("maxItems"); m != s.end() && m->is_number_integer() && v.size() > m->get<std::size_t>())
-            return SchemaProblem{at, "has " + std::to_string(v.size()) + " items, at most " + m->dump() + " expected"};
-        if (auto items = s.find("items"); items != s.end())
+    std::optional<SchemaProblem> array_rules(const Json& v, const Keywords& k, const std::string& at) {
+        if (k.min_items && k.min_items->is_number_integer() && v.size() < k.min_items->get<std::size_t>())
+            return SchemaProblem{at, v.empty() ? "empty (at least " + k.min_items->dump() + (k.min_items->get<int>() == 1 ? " item" : " items") + " expected)"
+                                               : "has " + std::to_string(v.size()) + " items, at least " + k.min_items->dump() + " expected"};
+        if (k.max_items && k.max_items->is_number_integer() && v.size() > k.max_items->get<std::size_t>())
+            return SchemaProblem{at, "has " + std::to_string(v.size()) + " items, at most " + k.max_items->dump() + " expected"};
+        if (k.items)
             for (std::size_t i = 0; i < v.size(); ++i)
-                if (auto p = check(v[i], *items, at + "/" + std::to_string(i))) return p;
+                if (auto p = check(v[i], *k.items, at + "/" + std::to_string(i))) return p;
         return std::nullopt;
     }
 
-    std::optional<SchemaProblem> object_rules(const Json& v, const Json& s, const std::string& at) {
+    std::optional<SchemaProblem> object_rules(const Json& v, const Keywords& k, const std::string& at) {
         static const Json none = Json::object();
-        auto pit = s.find("properties");
-        const Json& properties = pit != s.end() && pit->is_object() ? *pit : none;
-        auto additional = s.find("additionalProperties");
-        if (additional != s.end() && additional->is_boolean() && !additional->get<bool>()) {
+        const Json& properties = k.properties && k.properties->is_object() ? *k.properties : none;
+        if (k.additional && k.additional->is_boolean() && !k.additional->get<bool>()) {
             for (const auto& [key, _] : v.items()) {
                 if (properties.contains(key)) continue;
                 std::vector<std::string> known;
@@ -217,21 +253,21 @@ private:
                                      "unknown member '" + key + "'" + (near.empty() ? " (members: " + joined(known, ", ") + ")" : " (did you mean '" + near + "'?)")};
             }
         }
-        if (auto required = s.find("required"); required != s.end() && required->is_array())
-            for (const auto& r : *required)
+        if (k.required && k.required->is_array())
+            for (const auto& r : *k.required)
                 if (r.is_string() && !v.contains(r.get<std::string>())) return SchemaProblem{at + "/" + pointer_token(r.get<std::string>()), "missing"};
-        if (auto m = s.find("minProperties"); m != s.end() && m->is_number_integer() && v.size() < m->get<std::size_t>())
-            return SchemaProblem{at, "empty (at least " + m->dump() + (m->get<int>() == 1 ? " member" : " members") + " expected)"};
-        if (auto names = s.find("propertyNames"); names != s.end())
+        if (k.min_properties && k.min_properties->is_number_integer() && v.size() < k.min_properties->get<std::size_t>())
+            return SchemaProblem{at, "empty (at least " + k.min_properties->dump() + (k.min_properties->get<int>() == 1 ? " member" : " members") + " expected)"};
+        if (k.property_names)
             for (const auto& [key, _] : v.items())
-                if (auto p = check(Json(key), *names, at + "/" + pointer_token(key)))
+                if (auto p = check(Json(key), *k.property_names, at + "/" + pointer_token(key)))
                     return SchemaProblem{p->pointer, "member name: " + p->message};
         for (const auto& [key, value] : v.items()) {
             std::string where = at + "/" + pointer_token(key);
             if (auto p = properties.find(key); p != properties.end()) {
                 if (auto problem = check(value, *p, where)) return problem;
-            } else if (additional != s.end() && additional->is_object()) {
-                if (auto problem = check(value, *additional, where)) return problem;
+            } else if (k.additional && k.additional->is_object()) {
+                if (auto problem = check(value, *k.additional, where)) return problem;
             }
         }
         return std::nullopt;
@@ -239,7 +275,6 @@ private:
 
     const Json& root_;
     const ExtraCheck& extra_;
-    std::map<std::string, std::unique_ptr<std::regex>> patterns_;
 };
 
 std::optional<SchemaProblem> unsupported(const Json& root, const Json& s, const std::string& at) {
