@@ -117,18 +117,18 @@ public:
         const std::string& s = v.get_ref<const std::string&>();
         // Names of the catalog and of this file.
         if (check == "own-name") return s == file_.name ? std::nullopt : at(p, "'" + s + "' is not the file's name '" + file_.name + "'");
-        if (check == "recipe") return among(s, names_.recipes, p, "recipe", "recipes");
-        if (check == "recipe-part") return among(s, names_.parts, p, "recipe part (recipes/parts/)", "parts");
-        if (check == "target" || check == "target-name") return among(s, names_.targets, p, "target", "targets");
-        if (check == "architecture") return among(s, names_.architectures, p, "architecture", "architectures");
-        if (check == "kernel-catalog") return among(s, names_.kernel_catalogs, p, "kernel catalog (kernels/)", "catalogs");
-        if (check == "kernel") return among(s, instances_, p, "kernel among this file's instances", "instances");
-        if (check == "any-kernel") return among(s, names_.kernels, p, "kernel in the kernel files", "kernels");
-        if (check == "family") return among(s, names_.families, p, "explain text (explain/families.json) for kernel family", "families");
-        if (check == "block") return among(s, blocks_, p, "block", "blocks");
+        if (check == "recipe") return among(s, names_.recipes, p, "a recipe of the catalog", "recipes");
+        if (check == "recipe-part") return among(s, names_.parts, p, "a recipe part (recipes/parts/)", "parts");
+        if (check == "target" || check == "target-name") return among(s, names_.targets, p, "a target of the catalog", "targets");
+        if (check == "architecture") return among(s, names_.architectures, p, "an architecture of the catalog", "architectures");
+        if (check == "kernel-catalog") return among(s, names_.kernel_catalogs, p, "a kernel catalog (kernels/)", "catalogs");
+        if (check == "kernel") return among(s, instances_, p, "among this file's instances", "instances");
+        if (check == "any-kernel") return among(s, names_.kernels, p, "an instance of a kernel file", "kernels");
+        if (check == "family") return among(s, names_.families, p, "a kernel family with explain text (explain/families.json)", "families");
+        if (check == "block") return among(s, blocks_, p, "a block of this architecture", "blocks");
         // Closed vocabularies.
         if (check == "op") return op(s, p);
-        if (check == "arm") return among(s, arm_names(), p, "arm", "arms");
+        if (check == "arm") return among(s, arm_names(), p, "an arm", "arms");
         if (check == "layer-kind") return known<schema::LayerKindId>(s, p, "layer kind");
         if (check == "where") return known<schema::WhereId>(s, p, "place");
         if (check == "state-roles") return state_roles(s, p);
@@ -149,10 +149,11 @@ public:
     }
 
 private:
+    // `what`: "a recipe of the catalog", "among this file's instances".
     static std::optional<SchemaProblem> among(const std::string& s, const std::vector<std::string>& names, const std::string& p,
                                               const std::string& what, const char* plural) {
         if (contains(names, s)) return std::nullopt;
-        return at(p, "no " + what + " '" + s + "'" + hint(s, names, plural));
+        return at(p, "'" + s + "' is not " + what + hint(s, names, plural));
     }
 
     template <class E> static std::optional<SchemaProblem> known(const std::string& s, const std::string& p, const std::string& what) {

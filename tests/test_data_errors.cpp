@@ -68,7 +68,7 @@ TEST_CASE("data files: a corrupt kernel table is refused where it is wrong", "[d
     CHECK_THAT(r.message, Catch::Contains("low end is above its high end"));
     r = refusal(k, [](OJson& d) { d["table"][2]["kernel"] = "norm::rms_nrom"; });
     CHECK(r.where == k + ": /table/2/kernel");
-    CHECK(r.message == "no kernel among this file's instances 'norm::rms_nrom' (did you mean 'norm::rms_norm'?)");
+    CHECK(r.message == "'norm::rms_nrom' is not among this file's instances (did you mean 'norm::rms_norm'?)");
     r = refusal(k, [](OJson& d) { d["instances"]["norm::rms_norm"]["family"] = "rms_nrom"; });
     CHECK(r.where == k + ": /instances/norm::rms_norm/family");
     CHECK_THAT(r.message, Catch::Contains("did you mean 'rms_norm'?"));
