@@ -13,7 +13,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr std::array<std::string_view, 8> kinds{"architectures", "recipes", "recipes/parts", "targets", "kernels", "fusion", "explain", "ops"};
+// In the order they are checked: a recipe's check reads its parts, checked by then.
+constexpr std::array<std::string_view, 8> kinds{"ops", "explain", "recipes/parts", "architectures", "recipes", "targets", "kernels", "fusion"};
 
 struct Schema {
     std::string origin;  // "embedded:schemas/recipes.schema.json"

@@ -22,6 +22,8 @@
 
 #include <map>
 #include <set>
+#include <span>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,9 @@ struct Vocabulary {
 
     static Vocabulary of(const Catalog& catalog);
 };
+
+// Every check name the hook knows.
+std::span<const std::string_view> extra_check_names();
 
 // The x-kbp-check hook for `file` (which `names` and the file must outlive).
 ExtraCheck name_checks(const DataFile& file, const Vocabulary& names);

@@ -55,7 +55,10 @@ std::string joined(const std::vector<std::string>& phrases, const char* last) {
     return out;
 }
 
+// A value in a message: a scalar as written (shortened), a structure by its type (dumping a
+// deeply nested one would recurse as deep).
 std::string shown(const Json& v) {
+    if (v.is_structured()) return type_phrase(type_of(v));
     std::string text = v.is_string() ? "'" + v.get<std::string>() + "'" : v.dump();
     return text.size() > 60 ? text.substr(0, 57) + "..." : text;
 }

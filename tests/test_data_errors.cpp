@@ -177,3 +177,16 @@ TEST_CASE("data files: what is not a data file of a known kind is refused", "[da
     CHECK(p.error().where == dir.file("mine.json") + ": /entries/0/weight");
     CHECK_THAT(p.error().message, Catch::Contains("did you mean 'fp8/channel'?"));
 }
+
+TEST_CASE("data files: a deeply nested value is refused where it stands, not recursed into", "[data][files]") {
+    kbp::test::TempDir dir;
+    std::filesystem::create_directories(dir.file("recipes"));
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    kbp::test::spit(dir.file("recipes/fp8-dynamic.json"), R"({"name": "fp8-dynamic", "description": )" + deep + R"(, "entries": []})");
+    auto r = request("llama-3.1-8b");
+    r.catalog_dir = dir.path();
+    auto p = kbp::planner::make_plan(r);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error().where == dir.file("recipes/fp8-dynamic.json") + ": /description");
+    CHECK(p.error().message == "expected a string, not an array");
+}

@@ -3,8 +3,11 @@
 // you mean" for near misses; every shipped schema stays within the subset.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
+#include <functional>
 
+#include "planner/check_names.hpp"
 #include "planner/data_schema.hpp"
 #include "support.hpp"
 
@@ -84,12 +87,22 @@ TEST_CASE("data schema: a schema outside the subset is refused, the shipped ones
     CHECK(unsupported_in_schema(OJson::parse(R"({"properties": {"a": {"uniqueItems": true}}})"))->pointer == "/properties/a/uniqueItems");
     CHECK(unsupported_in_schema(OJson::parse(R"({"items": {"$ref": "#/$defs/none"}})"))->pointer == "/items/$ref");
     CHECK_FALSE(unsupported_in_schema(OJson::parse(R"({"$defs": {"a": {"type": "string"}}, "items": {"$ref": "#/$defs/a"}})")));
+    // Every shipped schema: inside the subset, naming only the x-kbp-checks kbp has.
+    const auto checks = kbp::planner::extra_check_names();
+    std::function<void(const OJson&)> named_checks = [&](const OJson& s) {
+        if (s.is_object())
+            if (auto x = s.find("x-kbp-check"); x != s.end())
+                CHECK(std::find(checks.begin(), checks.end(), x->get<std::string>()) != checks.end());
+        if (s.is_structured())
+            for (const auto& v : s) named_checks(v);
+    };
     std::size_t schemas = 0;
     for (const auto& entry : std::filesystem::directory_iterator(kbp::test::source_dir() + "/planner/data/schemas")) {
         if (entry.path().extension() != ".json") continue;
         INFO(entry.path().string());
-        auto problem = unsupported_in_schema(OJson::parse(kbp::test::slurp(entry.path().string())));
-        CHECK_FALSE(problem);
+        const OJson schema = OJson::parse(kbp::test::slurp(entry.path().string()));
+        CHECK_FALSE(unsupported_in_schema(schema));
+        named_checks(schema);
         ++schemas;
     }
     CHECK(schemas >= 9);
