@@ -52,7 +52,8 @@ Result<std::map<std::string, TensorRange>> read_ranges(const DataFile& f) {
     auto schema = j.find("schema");
     if (schema == j.end()) return bad(f, "/schema", "missing (\"kbp-ranges/v1\")");
     if (!schema->is_string() || *schema != "kbp-ranges/v1")
-        return bad(f, "/schema", "expected \"kbp-ranges/v1\", found " + schema->dump());
+        return bad(f, "/schema", "expected \"kbp-ranges/v1\", found " +
+                                     (schema->is_array() ? std::string("an array") : schema->is_object() ? std::string("an object") : schema->dump()));
     for (const auto& [key, value] : j.items())
         if (key != "schema" && key != "model" && key != "source" && key != "about" && key != "tensors")
             return bad(f, "/" + pointer_token(key), "unknown member '" + key + "' (members: schema, model, source, about, tensors)");
