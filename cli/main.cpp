@@ -1,18 +1,22 @@
 // kbp: plans and shows how an LLM's inference is laid out as kernels.
 // This file only picks the subcommand; the work is in the kbp_* libraries.
 #include <cstring>
+#include <exception>
 #include <iostream>
 
 #include "cli/commands.hpp"
 
 namespace {
 
+// Exit status of a bug caught at the last moment (sysexits.h's EX_SOFTWARE).
+constexpr int internal_error = 70;
+
 void print_overview() {
     std::cout << "kbp " KBP_VERSION " - kernel blueprints for LLM inference (kbp-graph/v2)\n\n"
                  "usage: kbp <command> [options] [args]\n\ncommands:\n";
     for (const auto& c : kbp::cli::commands()) std::cout << "  " << c.name << std::string(10 - std::strlen(c.name), ' ') << c.summary << "\n";
     std::cout << "\n'kbp <command> --help' describes one command. Exit codes: 0 ok, 1 usage error,\n"
-                 "2 invalid input, 3 output not written, 4 input kbp cannot serve.\n";
+                 "2 invalid input, 3 output not written, 4 input kbp cannot serve; 70 is a bug in kbp.\n";
 }
 
 }  // namespace
@@ -31,8 +35,19 @@ int main(int argc, char** argv) {
         std::cout << "kbp " KBP_VERSION "\n";
         return 0;
     }
-    for (const auto& c : kbp::cli::commands())
-        if (name == c.name) return c.run(argc - 1, argv + 1);
+    for (const auto& c : kbp::cli::commands()) {
+        if (name != c.name) continue;
+        // Every input problem is an error with its place (exit 2-4); an exception reaching here
+        // is a bug in kbp: say so, distinctly, rather than abort.
+        try {
+            return c.run(argc - 1, argv + 1);
+        } catch (const std::exception& e) {
+            std::cerr << "kbp: internal error: " << e.what() << " (a bug in kbp: please report it with the command)\n";
+        } catch (...) {
+            std::cerr << "kbp: internal error (a bug in kbp: please report it with the command)\n";
+        }
+        return internal_error;
+    }
     std::cerr << "kbp: error: unknown command '" << name << "' (see 'kbp --help')\n";
     return 1;
 }

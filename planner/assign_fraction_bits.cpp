@@ -43,7 +43,9 @@ Result<Rule> rule_of(const Ir& ir, const Json& spec, const std::string& where) {
         std::string text = it->is_string() ? ir.fill(it->get<std::string>()) : it->dump();
         auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
         if (ec != std::errc{} || end != text.data() + text.size())
-            return make_error(ErrorCode::invalid_input, where + "/" + key, "'" + text + "' is not a whole number");
+            return make_error(ErrorCode::invalid_input, where + "/" + key,
+                              "'" + text + "' is not a whole number" +
+                                  (text.find('{') != std::string::npos ? " (it may name the symbols and the settings of " + ir.recipe->origin + ": /settings)" : ""));
         return Ok{};
     };
     for (auto [key, out] : {std::pair<const char*, int*>{"total", &r.total}, {"cap", &r.cap}, {"headroom", &r.headroom}})
@@ -93,7 +95,9 @@ private:
     }
 
     // F from the widest of `tensors` ({tensor, part, parts}); unknown when one has no range.
-    Result<Bits> from_ranges(const std::vector<std::tuple<const IrTensor*, int, int>>& tensors, const Rule& rule, const std::string& name) {
+    // `rule_where`: the data that gave the rule, for an error.
+    Result<Bits> from_ranges(const std::vector<std::tuple<const IrTensor*, int, int>>& tensors, const Rule& rule, const std::string& name,
+                             const std::string& rule_where) {
         Bits b;
         double widest = 0;
         const TensorRange* widest_range = nullptr;
@@ -114,7 +118,7 @@ private:
             return make_error(ErrorCode::invalid_input, widest_range->where,
                               "'" + widest_tensor->id + "' reaches " + number(widest) + ", which needs " + std::to_string(int_bits) +
                                   " integer bits: FixedPoint32 has 31" + (rule.headroom ? " less a headroom of " + std::to_string(rule.headroom) : "") +
-                                  ", no bits left for the fraction (" + name + ")");
+                                  ", no bits left for the fraction (" + name + " by " + rule_where + ")");
         b.value = f;
         b.why = name + " = min(" + std::to_string(rule.cap) + ", " + std::to_string(rule.total) + " - int_bits(" + number(widest) + ")=" +
                 std::to_string(int_bits) + (rule.headroom ? " - headroom " + std::to_string(rule.headroom) : "") + ") = " + std::to_string(f) +
@@ -185,7 +189,7 @@ private:
                         tensors.push_back({&ir_.nodes[in.node].outputs[in.slot], members[m].part, members[m].parts});
                     }
                 }
-                auto bits = from_ranges(tensors, *rule, name);
+                auto bits = from_ranges(tensors, *rule, name, at);
                 if (!bits) return bits.error();
                 args.push_back({name, bits->value < 0 ? std::nullopt : std::optional<std::int64_t>(bits->value)});
                 why.push_back(bits->why);
@@ -214,7 +218,7 @@ private:
             if (rule_name == "range") {
                 auto rule = rule_of(ir_, spec, where);
                 if (!rule) return rule.error();
-                auto bits = from_ranges({{&t, 0, 1}}, *rule, label);
+                auto bits = from_ranges({{&t, 0, 1}}, *rule, label, where);
                 if (!bits) return bits.error();
                 b = *bits;
             } else if (rule_name == "input") {

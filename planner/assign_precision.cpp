@@ -9,6 +9,8 @@
 // formats of named non-weighted ops (the attention op's int8 Q/K/V, the embedding table).
 // Every format must exist on the target.
 #include <algorithm>
+#include <charconv>
+#include <tuple>
 
 #include "planner/passes.hpp"
 
@@ -42,13 +44,27 @@ Status assign_precision(Ir& ir) {
     for (const auto& f : ir.target->json.value("formats", Json::array())) target_formats.push_back(f.get<std::string>());
     // "fx32" in a recipe is FixedPoint32 with its fractional bits still to be decided.
     auto resolve = [](const std::string& f) { return f == "fx32" ? std::string("fx32/f?") : f; };
-    auto check_format = [&](const std::string& f, const std::string& where) -> Status {
+    // Where a {setting} in `raw` got its value: --set, or the recipe's settings.
+    auto setting_sources = [&](const std::string& raw) {
+        std::string out;
+        for (std::size_t open = raw.find('{'); open != std::string::npos; open = raw.find('{', open + 1)) {
+            std::string key = raw.substr(open + 1, raw.find('}', open) - open - 1);
+            if (!ir.settings.count(key)) continue;
+            bool flag = std::any_of(ir.request.settings.begin(), ir.request.settings.end(), [&](const auto& kv) { return kv.first == key; });
+            out += ", {" + key + "} from " + (flag ? "--set " + key : ir.recipe->origin + ": /settings/" + key);
+        }
+        return out;
+    };
+    // `f` is `raw` with its {settings} filled in.
+    auto check_format = [&](const std::string& f, const std::string& where, const std::string& raw = "") -> Status {
         const auto parsed = schema::Format::parse(resolve(f));
+        const std::string from = raw.empty() || raw == f ? "" : " (" + raw + setting_sources(raw) + ")";
+        if (!parsed.known()) return make_error(ErrorCode::invalid_input, where, "unknown format '" + f + "'" + from);
         std::string base(schema::format_doc_name(parsed));
         if (!target_formats.empty() && std::find(target_formats.begin(), target_formats.end(), base) == target_formats.end())
             return make_error(ErrorCode::unsupported, where,
-                              "format '" + f + "' is not available on target '" + ir.target->name + "'");
-        if (!parsed.known()) return make_error(ErrorCode::invalid_input, where, "unknown format '" + f + "'");
+                              "format '" + f + "'" + from + " is not available on target '" + ir.target->name + "' (" + ir.target->origin + ": /formats; " +
+                                  ir.inputs_from + ")");
         return Ok{};
     };
     std::optional<schema::Format> float_replacement;
@@ -79,12 +95,21 @@ Status assign_precision(Ir& ir) {
             op_formats.push_back({&e, where});
         }
     }
-    auto format_at_rows = [&](const Json& v, const std::string& where) -> Result<std::string> {
-        if (v.is_string()) return ir.fill(v.get<std::string>());
-        for (const auto& tier : v) {
-            if (!tier.contains("max_rows")) return ir.fill(tier.at("format").get<std::string>());
-            std::string max = ir.fill(tier.at("max_rows").is_string() ? tier["max_rows"].get<std::string>() : tier["max_rows"].dump());
-            if (ir.rows <= std::stoll(max)) return ir.fill(tier.at("format").get<std::string>());
+    // The activation format at the arm's rows, with the text it was filled from.
+    auto format_at_rows = [&](const Json& v, const std::string& where) -> Result<std::pair<std::string, std::string>> {
+        if (v.is_string()) return std::make_pair(ir.fill(v.get<std::string>()), v.get<std::string>());
+        for (std::size_t t = 0; t < v.size(); ++t) {
+            const Json& tier = v[t];
+            const std::string format = tier.at("format").get<std::string>();
+            if (!tier.contains("max_rows")) return std::make_pair(ir.fill(format), format);
+            const std::string raw = tier["max_rows"].is_string() ? tier["max_rows"].get<std::string>() : tier["max_rows"].dump();
+            const std::string max = ir.fill(raw);
+            std::int64_t limit = 0;
+            auto [end, ec] = std::from_chars(max.data(), max.data() + max.size(), limit);
+            if (ec != std::errc{} || end != max.data() + max.size() || max.empty())
+                return make_error(ErrorCode::invalid_input, where + "/" + std::to_string(t) + "/max_rows",
+                                  "'" + max + "' is not a whole number" + (raw == max ? "" : " (" + raw + setting_sources(raw) + ")"));
+            if (ir.rows <= limit) return std::make_pair(ir.fill(format), format);
         }
         return make_error(ErrorCode::invalid_input, where, "no tier serves " + std::to_string(ir.rows) + " rows");
     };
@@ -114,25 +139,34 @@ Status assign_precision(Ir& ir) {
             }
         } else {
             std::optional<std::string> weight, activation;
-            std::string last;
+            std::string last, weight_where, activation_where, weight_raw, activation_raw;
             for (auto& e : entries) {
                 const Json& j = *e.json;
                 if (j.contains("match") && !name_matches(j["match"].get<std::string>(), n.local)) continue;
                 if (j.contains("op") && !name_matches(j["op"].get<std::string>(), n.node.op.name())) continue;
                 e.used = true;
-                if (j.contains("weight")) weight = ir.fill(j["weight"].get<std::string>());
+                if (j.contains("weight")) {
+                    weight_raw = j["weight"].get<std::string>();
+                    weight = ir.fill(weight_raw);
+                    weight_where = e.where + "/weight";
+                }
                 if (j.contains("activation")) {
                     auto a = format_at_rows(j["activation"], e.where + "/activation");
                     if (!a) return a.error();
-                    activation = *a;
+                    std::tie(activation, activation_raw) = *a;
+                    activation_where = e.where + "/activation";
                 }
                 last = e.where;
             }
-            if (!weight || !activation)
-                return make_error(ErrorCode::unsupported, ir.recipe->origin,
-                                  "no entry gives '" + n.local + "' (" + n.node.op.name() + ") a " + (weight ? "activation" : "weight") + " format");
-            if (auto s = check_format(*weight, last + "/weight"); !s) return s;
-            if (auto s = check_format(*activation, last + "/activation"); !s) return s;
+            if (!weight || !activation) {
+                std::string parts;
+                for (const DataFile* part : ir.recipe_parts) parts += (parts.empty() ? " (nor its parts: " : ", ") + part->origin;
+                return make_error(ErrorCode::unsupported, ir.recipe->origin + ": /entries",
+                                  "no entry gives '" + n.local + "' (" + n.node.op.name() + ") a " + (weight ? "activation" : "weight") + " format" +
+                                      (parts.empty() ? "" : parts + ")"));
+            }
+            if (auto s = check_format(*weight, weight_where, weight_raw); !s) return s;
+            if (auto s = check_format(*activation, activation_where, activation_raw); !s) return s;
             p.weight = schema::Format::parse(resolve(*weight));
             p.activation = schema::Format::parse(resolve(*activation));
             std::string out = spec_precision.contains("output") ? spec_precision["output"][0].get<std::string>() : "bf16";
@@ -141,7 +175,7 @@ Status assign_precision(Ir& ir) {
         }
         for (std::size_t o = 0; o < n.outputs.size(); ++o) {
             if (!p.output || o >= p.output->size())
-                return make_error(ErrorCode::invalid_input, ir.architecture->origin,
+                return make_error(ErrorCode::invalid_input, ir.architecture->origin + ": /blocks/" + n.block,
                                   "'" + n.local + "' has " + std::to_string(n.outputs.size()) + " outputs but fewer output formats");
             n.outputs[o].format = (*p.output)[o];
         }

@@ -8,6 +8,8 @@
 #include <charconv>
 #include <set>
 
+#include "planner/data_schema.hpp"
+#include "planner/limits.hpp"
 #include "planner/passes.hpp"
 #include "schema/bytes.hpp"
 #include "schema/sha256.hpp"
@@ -24,6 +26,17 @@ bool in_expert_rows(const Ir& ir, int node, int slot, int depth = 0) {
     for (const auto& in : ir.nodes[node].inputs)
         if (in_expert_rows(ir, in.node, in.slot, depth + 1)) return true;
     return false;
+}
+
+// The symbolic width of a tensor; a quantized copy's is its input's.
+std::string symbolic_dim(const Ir& ir, int node, int slot) {
+    for (int depth = 0; depth < 8; ++depth) {
+        const IrNode& n = ir.nodes[node];
+        if (!n.outputs[slot].dim.empty() || n.inputs.empty()) return n.outputs[slot].dim;
+        node = n.inputs.front().node;
+        slot = n.inputs.front().slot;
+    }
+    return "";
 }
 
 std::vector<std::string> strings_of(const Json& v) {
@@ -120,7 +133,12 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir) {
                 if (!(t.in_kernel && e.fused)) {
                     auto row = schema::row_bytes(t.format, t.dim_value);
                     if (!row) return make_error(ErrorCode::unsupported, t.id, "no byte size for format '" + std::string(t.format.name()) + "'");
-                    e.bytes_per_token = *row * (in_expert_rows(ir, static_cast<int>(p), static_cast<int>(s)) ? top_k : 1);
+                    const bool expert_rows = in_expert_rows(ir, static_cast<int>(p), static_cast<int>(s));
+                    std::int64_t bytes = 0;
+                    if (__builtin_mul_overflow(*row, expert_rows ? top_k : 1, &bytes) || bytes > max_bytes_per_token)
+                        return ir.config_error({symbolic_dim(ir, static_cast<int>(p), static_cast<int>(s)), expert_rows ? "top_k" : ""},
+                                               t.id + " moves more than " + std::to_string(max_bytes_per_token) + " bytes per token");
+                    e.bytes_per_token = bytes;
                 }
                 if (producer.node.inserted && producer.node.precision.activation && !(*producer.node.precision.activation == t.format))
                     e.requant = schema::Requant{*producer.node.precision.activation, t.format, schema::RequantAt::parse("producer"), {}};
@@ -137,8 +155,11 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir) {
     b.symbols = ir.symbols;
     if (!ir.config_fields.empty()) b.config_fields = ir.config_fields;
 
+    // Layers that do not repeat (an architecture whose last layer feeds nothing) have no collapsed form.
     auto collapsed = schema::collapse_layers(b, {.detail = false});
-    if (!collapsed) return collapsed.error();
+    if (!collapsed)
+        return make_error(ErrorCode::invalid_input, ir.architecture->origin + ": /layers",
+                          "the layers do not repeat: " + collapsed.error().where + ": " + collapsed.error().message);
     b.collapsed = std::move(*collapsed);
 
     // Explain: exactly the families and formats used, from the catalog's texts.
@@ -158,14 +179,14 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir) {
     for (const auto& name : families) {
         auto it = family_texts.find(name);
         if (it == family_texts.end())
-            return make_error(ErrorCode::unsupported, ir.explain[0]->origin, "no explain text for kernel family '" + name + "'");
+            return make_error(ErrorCode::unsupported, ir.explain[0]->origin + ": /" + pointer_token(name), "missing: kernel family '" + name + "' has no explain text");
         x.families.push_back({name, it->value("description", ""), it->value("about", ""), it->value("numerics", ""),
                               strings_of(it->value("math", Json::array())), {}});
     }
     for (const auto& name : formats) {
         auto it = format_texts.find(name);
         if (it == format_texts.end())
-            return make_error(ErrorCode::unsupported, ir.explain[1]->origin, "no explain text for format '" + name + "'");
+            return make_error(ErrorCode::unsupported, ir.explain[1]->origin + ": /" + pointer_token(name), "missing: format '" + name + "' has no explain text");
         schema::FormatDoc d{name, it->value("title", ""), it->value("description", ""), strings_of(it->value("math", Json::array())),
                             std::nullopt, {}};
         if (it->contains("encode") && (*it)["encode"].is_string()) d.encode = (*it)["encode"].get<std::string>();
@@ -195,6 +216,7 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir) {
     inputs.insert(inputs.end(), ir.kernels.begin(), ir.kernels.end());
     inputs.insert(inputs.end(), ir.fusion.begin(), ir.fusion.end());
     inputs.insert(inputs.end(), ir.explain.begin(), ir.explain.end());
+    inputs.insert(inputs.end(), ir.ops.begin(), ir.ops.end());
     std::string lineage;
     for (const DataFile* f : inputs) {
         pv.files.push_back({f->origin, f->sha256, {}});

@@ -1,8 +1,11 @@
 #include "planner/catalog.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
+#include "planner/check_data.hpp"
 #include "planner/embedded_data.hpp"
+#include "schema/names.hpp"
 #include "schema/sha256.hpp"
 #include "schema/file_io.hpp"
 
@@ -32,10 +35,21 @@ Result<nlohmann::ordered_json> parse(const std::string& text, const std::string&
 Status Catalog::add(std::string relative, std::string origin, std::string text) {
     std::filesystem::path p(relative);
     if (p.extension() != ".json") return Ok{};
+    std::string kind = p.parent_path().generic_string();
+    // The schemas are kbp's own (check_data.cpp reads them): a catalog folder does not replace them.
+    if (kind == "schemas") return Ok{};
+    if (std::find(data_kinds().begin(), data_kinds().end(), kind) == data_kinds().end()) {
+        std::vector<std::string> kinds(data_kinds().begin(), data_kinds().end());
+        auto near = schema::closest_of(kind, kinds);
+        std::string all;
+        for (const auto& k : kinds) all += (all.empty() ? "" : ", ") + k;
+        return make_error(ErrorCode::invalid_input, origin,
+                          "'" + kind + "/' holds no kind of planner data" + (near.empty() ? " (" + all + ")" : " (did you mean '" + near + "/'?)"));
+    }
     auto json = parse(text, origin);
     if (!json) return json.error();
     DataFile f;
-    f.kind = p.parent_path().generic_string();
+    f.kind = std::move(kind);
     f.name = p.stem().string();
     f.origin = std::move(origin);
     f.sha256 = schema::sha256_hex(text);
@@ -65,6 +79,7 @@ Result<Catalog> Catalog::load(const std::optional<std::string>& override_dir) {
             if (auto s = c.add(relative, path.string(), std::move(*text)); !s) return s.error();
         }
     }
+    if (auto s = check_catalog(c); !s) return s.error();
     return c;
 }
 
@@ -75,10 +90,16 @@ Result<const DataFile*> Catalog::get(const std::string& kind, const std::string&
     if (looks_like_path && fs::is_regular_file(name_or_path, ec)) return file(kind, name_or_path);
     auto it = files_.find(kind + "/" + name_or_path);
     if (it == files_.end()) {
+        std::vector<std::string> names;
         std::string known;
-        for (const auto* f : all(kind)) known += (known.empty() ? "" : ", ") + f->name;
+        for (const auto* f : all(kind)) {
+            names.push_back(f->name);
+            known += (known.empty() ? "" : ", ") + f->name;
+        }
+        std::string near = schema::closest_of(name_or_path, names);
         return make_error(ErrorCode::invalid_input, name_or_path,
-                          "no " + kind + " file of that name" + (known.empty() ? "" : " (known: " + known + ")"));
+                          "no " + kind + " file '" + name_or_path + "'" +
+                              (!near.empty() ? " (did you mean '" + near + "'?)" : known.empty() ? "" : " (known: " + known + ")"));
     }
     return &it->second;
 }
@@ -95,6 +116,8 @@ Result<const DataFile*> Catalog::file(const std::string& kind, const std::string
     f->sha256 = schema::sha256_hex(*text);
     f->text = std::move(*text);
     f->json = std::move(*json);
+    if (std::find(data_kinds().begin(), data_kinds().end(), kind) != data_kinds().end())
+        if (auto s = check_data_file(*f, *this); !s) return s.error();
     loaded_.push_back(std::move(f));
     return loaded_.back().get();
 }

@@ -1,7 +1,8 @@
 // The planner's catalog: architectures, recipes (and reusable recipe parts), hardware targets,
-// kernel tables, fusion rules and explain texts, each a JSON data file. The files compiled into
-// kbp come first; `--catalog DIR` adds or replaces files by the same relative path, and a name
-// that is an existing path names a file directly.
+// kernel tables, fusion rules, explain texts and ops, each a JSON data file. The files compiled
+// into kbp come first; `--catalog DIR` adds or replaces files by the same relative path, and a
+// name that is an existing path names a file directly. Every file is checked against its kind's
+// schema as it loads (check_data.hpp): a catalog that loads is one the passes can read.
 #pragma once
 
 #include <map>
@@ -17,7 +18,7 @@
 namespace kbp::planner {
 
 struct DataFile {
-    std::string kind;    // "architectures", "recipes", "recipes/parts", "targets", "kernels", "fusion", "explain"
+    std::string kind;    // "architectures", "recipes", "recipes/parts", "targets", "kernels", "fusion", "explain", "ops"
     std::string name;    // file name without .json
     std::string origin;  // "embedded:recipes/x.json", "DIR/recipes/x.json" or the path given
     std::string text;

@@ -3,6 +3,9 @@
 // (the GPNPU attention op's `reserved_ext`: seq_len positions x kv_heads x head_dim x K and V,
 // int8) and the limit (`kv_persist_mb`). A plan that needs more than the limit is refused, with
 // by how much: the compiled kernel would overrun its persistent DDR region.
+#include <algorithm>
+#include <cstdint>
+
 #include "planner/passes.hpp"
 #include "schema/numbers.hpp"
 
@@ -21,22 +24,31 @@ Status check_budgets(Ir& ir) {
             for (const auto& n : ir.nodes) {
                 const auto* v = n.node.point.find(knob);
                 if (!v || !v->is_integer()) continue;
-                total += v->integer();
+                if (__builtin_add_overflow(total, v->integer(), &total)) total = INT64_MAX;
                 each = v->integer();
                 ++users;
             }
             if (users == 0) continue;
-            std::string limit_text = ir.fill(budget["limit_bytes"].is_string() ? budget["limit_bytes"].get<std::string>() : budget["limit_bytes"].dump());
-            auto limit = ir.eval(limit_text);
-            if (!limit) return make_error(ErrorCode::invalid_input, where + "/limit_bytes", limit.error().message);
+            // "{=expr}" or a number, over the recipe's settings and the symbols.
+            std::string limit_text = budget["limit_bytes"].is_string() ? budget["limit_bytes"].get<std::string>() : budget["limit_bytes"].dump();
+            if (limit_text.size() > 3 && limit_text.rfind("{=", 0) == 0 && limit_text.back() == '}') limit_text = limit_text.substr(2, limit_text.size() - 3);
+            auto limit = ir.eval(ir.fill(limit_text));
+            if (!limit)
+                return make_error(ErrorCode::invalid_input, where + "/limit_bytes",
+                                  limit.error().message + " (it may name the symbols and the settings of " + ir.recipe->origin + ": /settings)");
             if (total <= *limit) continue;
             const std::string setting = budget.value("setting", std::string());
             const std::string name = budget.value("name", knob);
             auto it = ir.settings.find(setting);
-            return make_error(ErrorCode::invalid_input, "--set " + setting,
+            // The limit's setting where it was given: --set, else the recipe.
+            bool flag = std::any_of(ir.request.settings.begin(), ir.request.settings.end(), [&](const auto& kv) { return kv.first == setting; });
+            return make_error(ErrorCode::invalid_input, flag || !ir.recipe->json.value("settings", Json::object()).contains(setting)
+                                                            ? "--set " + setting
+                                                            : ir.recipe->origin + ": /settings/" + setting,
                               "the " + name + " needs " + schema::with_commas(total) + " B (" + std::to_string(users) + " x " + schema::with_commas(each) +
                                   " B, " + schema::mebibytes(static_cast<double>(total)) + "); " + setting + "=" + (it == ir.settings.end() ? "?" : it->second) + " gives " +
-                                  schema::with_commas(*limit) + " B: " + schema::with_commas(total - *limit) + " B (" + schema::mebibytes(static_cast<double>(total - *limit)) + ") short");
+                                  schema::with_commas(*limit) + " B: " + schema::with_commas(total - *limit) + " B (" + schema::mebibytes(static_cast<double>(total - *limit)) + ") short" +
+                                  " for the model of " + ir.config->origin);
         }
     }
     return Ok{};

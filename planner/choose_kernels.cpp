@@ -133,10 +133,22 @@ Status choose_kernels(Ir& ir) {
         }
         if (!chosen) {
             auto fmt = [](const std::optional<schema::Format>& f) { return f ? std::string(f->name()) : std::string("none"); };
-            return make_error(ErrorCode::unsupported, ir.kernels.front()->origin,
-                              "no kernel serves '" + n.node.id + "' (" + n.node.op.name() + ", weight " + fmt(n.node.precision.weight) +
+            // Name what decided the node's formats too: the data that asked for what no row has.
+            std::string decided = !n.why.recipe.empty() ? "; formats from " + n.why.recipe : "";
+            if (n.node.inserted) {
+                decided = "; inserted: " + n.why.inserted_for;
+                const int self = static_cast<int>(&n - ir.nodes.data());
+                for (const auto& reader : ir.nodes)
+                    if (!reader.why.recipe.empty() &&
+                        std::any_of(reader.inputs.begin(), reader.inputs.end(), [&](const TensorRef& r) { return r.node == self; })) {
+                        decided += ", its formats from " + reader.why.recipe;
+                        break;
+                    }
+            }
+            return make_error(ErrorCode::unsupported, ir.kernels.front()->origin + ": /table",
+                              "no row serves '" + n.node.id + "' (" + n.node.op.name() + ", weight " + fmt(n.node.precision.weight) +
                                   ", activation " + fmt(n.node.precision.activation) + ", " + std::to_string(ir.rows) + " rows, " + arm +
-                                  " arm)");
+                                  " arm" + decided + ")");
         }
         const Json* instances = file->json.contains("instances") ? &file->json["instances"] : nullptr;
         if (!chosen->at("kernel").is_null() && !(instances && instances->contains(chosen->at("kernel").get<std::string>())))

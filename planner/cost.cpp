@@ -7,6 +7,7 @@
 
 #include "planner/catalog.hpp"
 #include "planner/ir.hpp"
+#include "planner/state_bytes.hpp"
 #include "schema/bytes.hpp"
 #include "schema/memory.hpp"
 
@@ -37,7 +38,7 @@ const schema::Edge* activation_input(const std::vector<const schema::Edge*>& in)
     return nullptr;
 }
 
-double cache_bytes_per_value(const std::string& dtype) {
+std::int64_t cache_bytes_per_value(const std::string& dtype) {
     if (dtype == "fp8" || dtype == "int8") return 1;
     if (dtype == "f32") return 4;
     return 2;
@@ -47,6 +48,25 @@ std::string cache_dtype(const schema::Node& n) {
     for (const auto& s : n.steps)
         if (s.rfind("cache ", 0) == 0) return s.substr(6);
     return "bf16";
+}
+
+// What one cached token holds for the state node `i` reads: the input widths of the op before
+// it in its block that writes that state; nullopt when it reads none or no writer precedes it.
+std::optional<std::int64_t> cached_width(const schema::Blueprint& b, const Inputs& wiring, std::size_t i) {
+    const auto& roles = *b.nodes[i].state;
+    auto read = std::find_if(roles.begin(), roles.end(), [](const schema::StateRole& r) { return r.action.id == schema::StateActionId::read; });
+    if (read == roles.end()) return std::nullopt;
+    for (std::size_t k = i; k-- > 0 && b.nodes[k].block == b.nodes[i].block;) {
+        const auto& ws = b.nodes[k].state;
+        bool writer = ws && std::any_of(ws->begin(), ws->end(), [&](const schema::StateRole& w) {
+                          return w.state == read->state && w.action.id == schema::StateActionId::write;
+                      });
+        if (!writer) continue;
+        std::int64_t width = 0;
+        for (const auto* e : wiring.in[k]) width += e->dim_value;
+        return width == 0 ? std::nullopt : std::optional<std::int64_t>(width);
+    }
+    return std::nullopt;
 }
 
 }  // namespace
@@ -115,6 +135,8 @@ Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& 
     const double sequences = (r.mode == "verify" || r.mode == "prefill") ? 1.0 : rows;
 
     auto wiring = wire(b);
+    const StateBytes state(b, *catalog);
+    if (!state.note().empty()) r.notes.push_back(state.note());
     auto symbol = [&](const char* name) { return b.symbol(name); };
     auto experts_of = [&](std::size_t node) -> std::optional<std::int64_t> {
         if (auto e = symbol("experts")) return e;
@@ -185,73 +207,29 @@ Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& 
                 written.push_back(e->id);
                 gc.activation_bytes += static_cast<double>(e->bytes_per_token.value_or(0)) * rows;
             }
-        // State.
-        if (n.state) {
-            for (const auto& role : *n.state) {
-                using schema::StateNameId;
-                using schema::StateActionId;
-                const schema::Edge* in = wiring.in[i].empty() ? nullptr : wiring.in[i].front();
-                double width = in ? static_cast<double>(in->dim_value) : 0;
-                double ctx = static_cast<double>(options.context);
-                switch (role.state.id) {
-                    case StateNameId::latent:
-                    case StateNameId::kv:
-                        if (role.action.id == StateActionId::read) {
-                            // A sparse reader (DSA) visits at most index_topk tokens; a sliding-window
-                            // layer keeps (and reads) only its window.
-                            double tokens = ctx;
-                            if (auto window = symbol("sliding_window"); window && *window > 0 && n.kind &&
-                                                                         n.kind->id == schema::LayerKindId::sliding_attention)
-                                tokens = std::min(ctx, double(*window));
-                            const double held = tokens;  // what the cache holds
-                            if (auto topk = symbol("index_topk"); topk && role.state.id == StateNameId::latent) tokens = std::min(ctx, double(*topk));
-                            // Each cached token holds what the block's writer stores: its inputs' widths.
-                            double per_token = 0;
-                            for (std::size_t k = i; k-- > 0 && b.nodes[k].block == n.block;) {
-                                const auto& ws = b.nodes[k].state;
-                                bool writer = ws && std::any_of(ws->begin(), ws->end(), [&](const schema::StateRole& w) {
-                                                  return w.state == role.state && w.action.id == StateActionId::write;
-                                              });
-                                if (!writer) continue;
-                                for (const auto* e : wiring.in[k]) per_token += static_cast<double>(e->dim_value);
-                                break;
-                            }
-                            if (per_token == 0) per_token = width;
-                            gc.state_bytes += sequences * tokens * per_token * cache_bytes_per_value(cache_dtype(n));
-                            // The cache holds every token in reach (a sparse reader reads fewer of them).
-                            resident += sequences * held * per_token * cache_bytes_per_value(cache_dtype(n));
-                        } else {
-                            double per_token = 0;
-                            for (const auto* e : wiring.in[i]) per_token += static_cast<double>(e->dim_value);
-                            gc.state_bytes += rows * per_token * cache_bytes_per_value(cache_dtype(n));
-                        }
-                        break;
-                    case StateNameId::index:
-                        if (role.action.id == StateActionId::read) {
-                            double held = sequences * ctx / double(symbol("index_kpool").value_or(1)) * double(symbol("index_head_dim").value_or(128)) * 2;
-                            gc.state_bytes += held;
-                            resident += held;
-                        }
-                        else
-                            gc.state_bytes += rows * width * 2;
-                        break;
-                    case StateNameId::h: {
-                        double heads = double(symbol("lin_v_heads").value_or(1));
-                        double dk = double(symbol("lin_k_dim").value_or(128)), dv = double(symbol("lin_v_dim").value_or(128));
-                        gc.state_bytes += sequences * 2 * heads * dk * dv * 4;  // read and write, f32
-                        resident += sequences * heads * dk * dv * 4;
-                        break;
-                    }
-                    case StateNameId::conv:
-                        if (role.action.id == StateActionId::update) {
-                            gc.state_bytes += sequences * 2 * width * double(symbol("conv_width").value_or(4)) * 4;
-                            resident += sequences * width * double(symbol("conv_width").value_or(4)) * 4;
-                        }
-                        else
-                            gc.state_bytes += sequences * width * double(symbol("conv_width").value_or(4)) * 4;
-                        break;
-                    default: break;
-                }
+        // State: what the data says the op reads and writes (state_bytes.hpp).
+        if (n.state && !n.state->empty()) {
+            StateValues v;
+            v.context = options.context;
+            v.rows = b.arm.rows;
+            v.sequences = static_cast<std::int64_t>(sequences);
+            v.cache_bytes = cache_bytes_per_value(cache_dtype(n));
+            v.width = wiring.in[i].empty() ? 0 : wiring.in[i].front()->dim_value;
+            for (const auto* e : wiring.in[i]) v.in_width += e->dim_value;
+            v.cached_width = cached_width(b, wiring, i).value_or(v.width);
+            // A sliding-window layer keeps (and reads) only its window of tokens.
+            v.window = v.context;
+            if (auto window = symbol("sliding_window"); window && *window > 0 && n.kind && n.kind->id == schema::LayerKindId::sliding_attention)
+                v.window = std::min<std::int64_t>(v.context, *window);
+            auto bytes = state.of(n, v, StateBytes::moved);
+            auto held = state.of(n, v, StateBytes::held);
+            if (bytes && held) {
+                gc.state_bytes += static_cast<double>(*bytes);
+                resident += static_cast<double>(*held);
+            } else {
+                if (!bytes) held = bytes;
+                std::string note = n.op.name() + " state not costed: " + held.error().message;
+                if (std::find(r.notes.begin(), r.notes.end(), note) == r.notes.end()) r.notes.push_back(note);
             }
         }
     }
@@ -329,6 +307,7 @@ std::string cost_text(const CostReport& r, std::size_t top_groups) {
                                               : (" OVER the " + mb(static_cast<double>(*r.ocm_bytes)) + " OCM: activations go through DDR").c_str());
         out += line;
     }
+    for (const auto& note : r.notes) out += "  note: " + note + "\n";
     out += "\ntime by kernel family\n";
     for (const auto& [family, us] : r.time_by_family) {
         std::snprintf(line, sizeof line, "  %-28s %10.1f us  %5.1f%%\n", family.c_str(), us, 100.0 * us / r.total.time_us);
@@ -376,6 +355,7 @@ std::string cost_json(const CostReport& r) {
         groups.push_back({{"group", g.group}, {"rule", g.rule}, {"weight_bytes", g.weight_bytes}, {"activation_bytes", g.activation_bytes},
                           {"state_bytes", g.state_bytes}, {"flops", g.flops}, {"time_us", g.time_us}, {"bound", g.bound}});
     o["groups"] = std::move(groups);
+    if (!r.notes.empty()) o["notes"] = r.notes;
     return o.dump(2) + "\n";
 }
 

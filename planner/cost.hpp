@@ -48,6 +48,7 @@ struct CostReport {
     GroupCost total;
     double tokens_per_s = 0;
     std::vector<std::pair<std::string, double>> time_by_family;  // us per step, largest first
+    std::vector<std::string> notes;  // what the estimate leaves out (state a plan's symbols cannot size)
 };
 
 Result<CostReport> estimate_cost(const schema::Blueprint& plan, const CostOptions& options);

@@ -6,27 +6,16 @@
 // becomes a node "l<i>.<block>.<op>" unless its `if` expression is false; its inputs name
 // tensors of the same block, or "$in", the tensor the previous block handed on (its `output`).
 // An op's own `point` knobs (and a `weight_shape` [n, k] for weights its edges do not show,
-// such as latent attention's absorbed up-projections) join the node's point.
+// such as latent attention's absorbed up-projections) join the node's point. Whether an op reads
+// a weight (and so takes its formats from the recipe) is its ops file's say (ops/*.json).
 #include <algorithm>
 
 #include "planner/expr.hpp"
+#include "planner/limits.hpp"
 #include "planner/passes.hpp"
 
 namespace kbp::planner {
 namespace {
-
-bool has_weight(const schema::Op& op) {
-    using schema::OpId;
-    switch (op.kind.id) {
-        case OpId::linear:
-        case OpId::router:
-        case OpId::lm_head:
-        case OpId::expert_gate_up:
-        case OpId::expert_down:
-        case OpId::mla_attention: return true;
-        default: return false;
-    }
-}
 
 // Whether a layer-slot choice holds for layer i (see the note on top).
 Result<bool> choice_holds(const Ir& ir, const Json& choice, std::int64_t i, const std::string& where) {
@@ -40,7 +29,10 @@ Result<bool> choice_holds(const Ir& ir, const Json& choice, std::int64_t i, cons
             if (name == "i") return i;
             return ir.symbol(name);
         });
-        if (!v) return make_error(ErrorCode::invalid_input, where + "/when", v.error().message);
+        // The condition parsed when the architecture loaded: what fails is the symbols' values.
+        if (!v)
+            return ir.config_error({choice["when"].get<std::string>()}, "layer " + std::to_string(i) + ": " + v.error().message + " (" + where + "/when)",
+                                   v.error().message.find("division by zero") != std::string::npos);
         if (!*v) return false;
     }
     for (const char* key : {"layer_in", "layer_not_in"}) {
@@ -91,8 +83,11 @@ Status expand_layers(Ir& ir) {
     const std::string& origin = ir.architecture->origin;
     auto lookup_symbol = [&](std::string_view name) { return ir.symbol(name); };
     const Json& layers = arch.at("layers");
-    auto count = eval_expr(layers.value("count", "layers"), lookup_symbol);
-    if (!count) return make_error(ErrorCode::invalid_input, origin + ": /layers/count", count.error().message);
+    const std::string count_expr = layers.at("count").get<std::string>();
+    auto count = eval_expr(count_expr, lookup_symbol);
+    if (!count) return ir.config_error({count_expr}, "layers: " + count.error().message, true);
+    if (*count > max_layers)
+        return ir.config_error({count_expr}, std::to_string(*count) + " layers are more than kbp plans (" + std::to_string(max_layers) + ")");
 
     std::vector<BlockUse> uses;
     for (const auto& b : arch.value("prologue", Json::array())) uses.push_back({b.get<std::string>(), std::nullopt, "", "", std::nullopt});
@@ -160,7 +155,7 @@ Status expand_layers(Ir& ir) {
             n.node.numerics = ir.settings.count("numerics") ? ir.settings.at("numerics") : "reference";
             n.node.where = schema::WhereName::parse("device");
             if (spec.contains("state")) n.node.state = schema::parse_state_roles(spec["state"].get<std::string>());
-            n.weighted = has_weight(n.node.op);
+            n.weighted = ir.has_weight(n.node.op);
             if (auto s = own_point(ir, spec, where, n); !s) return s;
             for (const auto& input : spec.value("in", Json::array())) {
                 std::string name = input.get<std::string>();
@@ -181,8 +176,15 @@ Status expand_layers(Ir& ir) {
                 std::string name = outs[o].at("tensor").get<std::string>();
                 t.id = block_id + "." + name;
                 t.dim = outs[o].at("dim").get<std::string>();
+                // The width's names are symbols (checked when the architecture loaded): what fails is their values.
                 auto v = eval_expr(t.dim, [&](std::string_view s) { return ir.symbol(s); });
-                if (!v) return make_error(ErrorCode::invalid_input, where + "/out/" + std::to_string(o) + "/dim", v.error().message);
+                const std::string needs = " (" + where + "/out/" + std::to_string(o) + "/dim is '" + t.dim + "')";
+                if (!v) return ir.config_error({t.dim}, "width of " + t.id + ": " + v.error().message + needs,
+                                               v.error().message.find("division by zero") != std::string::npos);
+                if (*v < 0 || *v > max_size)
+                    return ir.config_error({t.dim}, "width of " + t.id + " = " + std::to_string(*v) + " is " +
+                                                        (*v < 0 ? "negative" : "more than kbp plans (" + std::to_string(max_size) + ")") + needs,
+                                           *v < 0);
                 t.dim_value = *v;
                 t.rows = outs[o].value("rows", "n");
                 t.in_kernel = outs[o].value("in_kernel", false);

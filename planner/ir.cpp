@@ -1,8 +1,10 @@
 #include "planner/ir.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <regex>
 
+#include "planner/data_schema.hpp"
 #include "planner/expr.hpp"
 
 namespace kbp::planner {
@@ -63,6 +65,40 @@ const Json* Ir::kernel_instance(const std::string& kernel, const DataFile** file
         return &*it;
     }
     return nullptr;
+}
+
+Error Ir::config_error(const std::vector<std::string>& names, const std::string& message, bool smallest) const {
+    std::vector<std::string> fields;
+    for (const auto& text : names) {
+        auto symbols = expr_names(text);
+        if (!symbols) continue;
+        for (const auto& s : *symbols)
+            if (auto it = symbol_fields.find(s); it != symbol_fields.end())
+                for (const auto& f : it->second)
+                    if (std::find(fields.begin(), fields.end(), f) == fields.end()) fields.push_back(f);
+    }
+    const Json& cfg = config->json;
+    std::string best;
+    long double best_value = 0;
+    std::string values;
+    for (const auto& f : fields) {
+        auto it = cfg.find(f);
+        if (it == cfg.end() || !it->is_number()) continue;
+        long double v = it->is_number_unsigned() ? static_cast<long double>(it->get<std::uint64_t>())
+                        : it->is_number_integer() ? static_cast<long double>(it->get<std::int64_t>())
+                                                  : static_cast<long double>(it->get<double>());
+        values += (values.empty() ? "" : ", ") + f + " " + it->dump();
+        bool better = smallest ? v < best_value : (v < 0 ? -v : v) > best_value;
+        if (best.empty() || better) best = f, best_value = smallest ? v : (v < 0 ? -v : v);
+    }
+    return make_error(ErrorCode::invalid_input, config->origin + ": /" + pointer_token(best), message + (values.empty() ? "" : " (" + values + ")"));
+}
+
+bool Ir::has_weight(const schema::Op& op) const {
+    for (const DataFile* f : ops)
+        if (auto entry = f->json.at("ops").find(std::string(op.kind.name())); entry != f->json.at("ops").end())
+            return entry->value("weight", false);
+    return false;
 }
 
 std::optional<std::string> Ir::target_instruction(const std::string& key) const {

@@ -85,9 +85,12 @@ struct Ir {
     std::vector<const DataFile*> kernels;
     std::vector<const DataFile*> fusion;
     std::vector<const DataFile*> explain;
+    std::vector<const DataFile*> ops;  // what each op is (ops/*.json)
     std::map<std::string, std::string> settings;  // recipe settings after --set
+    std::string inputs_from;  // where the recipe and target were named, for errors: "recipe from --recipe, target from ..."
     std::vector<schema::Symbol> symbols;
     schema::JsonObject config_fields;  // the config fields that describe the plan
+    std::map<std::string, std::vector<std::string>> symbol_fields;  // symbol -> the config fields it reads
     std::int64_t rows = 1;  // the arm's rows per step
     std::vector<schema::Layer> layers;
     std::vector<IrNode> nodes;
@@ -105,6 +108,12 @@ struct Ir {
     // The kernel instance (family, compute, template, steps) named `kernel` in the target's
     // kernel files, with the file that defines it; nullptr when none does.
     const Json* kernel_instance(const std::string& kernel, const DataFile** file = nullptr) const;
+    // Whether `op` reads a weight (its ops-file entry says "weight": true).
+    bool has_weight(const schema::Op& op) const;
+    // An error at the config field behind `names` (symbols, or expressions over them) that made a
+    // size go wrong: the one of largest magnitude (a size too large), or with `smallest` the one
+    // nearest zero or below it (a division by zero, a negative size).
+    Error config_error(const std::vector<std::string>& names, const std::string& message, bool smallest = false) const;
 };
 
 // Bytes of formats: which formats are quantized (need an act_quant from a float producer).

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <algorithm>
 #include <map>
 
 #include "planner/expr.hpp"
@@ -39,7 +40,15 @@ std::optional<std::int64_t> config_integer(const Json& config, std::string_view 
 }
 
 Status resolve_symbols(Ir& ir) {
-    const Json& cfg = ir.config->json;
+    // The family's defaults for fields the config lacks (transformers' own, e.g. gemma ties its
+    // embeddings unless told otherwise).
+    Json with_defaults;
+    if (auto d = ir.architecture->json.find("config_defaults"); d != ir.architecture->json.end() && d->is_object()) {
+        with_defaults = ir.config->json;
+        for (const auto& [k, v] : d->items())
+            if (!with_defaults.contains(k) || with_defaults[k].is_null()) with_defaults[k] = v;
+    }
+    const Json& cfg = with_defaults.is_null() ? ir.config->json : with_defaults;
     const Json& arch = ir.architecture->json;
     const std::string& origin = ir.architecture->origin;
     const std::string arch_name = arch.value("name", ir.architecture->name);
@@ -68,20 +77,29 @@ Status resolve_symbols(Ir& ir) {
         std::string first_missing;
         for (const auto& expr : alternatives) {
             std::string missing;
+            std::vector<std::string> fields;  // the config fields the expression reads, through earlier symbols too
             auto v = eval_expr(expr, [&](std::string_view key) -> std::optional<std::int64_t> {
-                if (auto s = ir.symbol(key)) return s;
+                auto add = [&](const std::string& f) {
+                    if (std::find(fields.begin(), fields.end(), f) == fields.end()) fields.push_back(f);
+                };
+                if (auto s = ir.symbol(key)) {
+                    for (const auto& f : ir.symbol_fields[std::string(key)]) add(f);
+                    return s;
+                }
+                add(std::string(key));
                 auto n = config_integer(cfg, key);
                 if (!n && missing.empty()) missing = std::string(key);
                 return n;
             });
+            if (v || missing.empty()) ir.symbol_fields[name] = fields;
             if (v) {
                 value = *v;
                 if (auto f = lone_field(expr); !f.empty() && !ir.symbol(f)) field_of[name] = f;
                 break;
             }
             if (missing.empty())  // the config has the fields; the arithmetic failed (division by zero, overflow)
-                return make_error(ErrorCode::invalid_input, ir.config->origin,
-                                  v.error().message + " in '" + expr + "' (architecture '" + arch_name + "', symbol '" + name + "')");
+                return ir.config_error({name}, "symbol '" + name + "': " + v.error().message + " (" + where + " is '" + expr + "')",
+                                       v.error().message.find("division by zero") != std::string::npos);
             if (first_missing.empty()) first_missing = missing;
         }
         if (!value) {
@@ -99,11 +117,13 @@ Status resolve_symbols(Ir& ir) {
             hi = (*l)[1].get<std::int64_t>();
         }
         if (*value < lo || *value > hi) {
-            std::string field = field_of.count(name) ? field_of[name] : "";
-            std::string what = schema::with_commas(*value) + " is outside " + schema::with_commas(lo) + "-" + schema::with_commas(hi) +
-                               " (architecture '" + arch_name + "', symbol '" + name + "')";
-            if (!field.empty()) return bad_config(ir, field, what);
-            return make_error(ErrorCode::invalid_input, ir.config->origin, "symbol '" + name + "' = " + what);
+            std::string what = *value < 0    ? " is negative"
+                               : *value < lo ? " is less than " + schema::with_commas(lo)
+                               : hi == default_max ? " is more than kbp plans (" + schema::with_commas(hi) + ")"
+                                                   : " is more than " + schema::with_commas(hi);
+            what = schema::with_commas(*value) + what + " (" + where + ")";
+            if (field_of.count(name)) return bad_config(ir, field_of[name], what);
+            return ir.config_error({name}, "symbol '" + name + "' = " + what, *value < lo);
         }
         ir.symbols.push_back({name, *value});
     }

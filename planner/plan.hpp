@@ -1,7 +1,9 @@
 // kbp plan: from a model's config.json, a precision recipe and a hardware target to a
 // kbp-graph/v2 blueprint for one arm (decode, multi_seq, verify, draft, prefill).
 //
-// The passes, each in its own file, run in this order:
+// The catalog's data files are checked against their kinds' schemas as it loads
+// (check_data.hpp), so the passes read them without type checks. The passes, each in its own
+// file, run in this order:
 //   resolve_inputs   config, architecture, recipe, target, settings, symbols, arm rows
 //   expand_layers    prologue + one block per layer slot + epilogue, tensors wired
 //   assign_precision recipe entries -> weight / activation formats of weighted ops

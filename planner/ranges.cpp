@@ -2,20 +2,11 @@
 
 #include <cmath>
 
+#include "planner/data_schema.hpp"
 #include "schema/names.hpp"
 
 namespace kbp::planner {
 namespace {
-
-std::string escape_pointer(const std::string& key) {
-    std::string out;
-    for (char c : key) {
-        if (c == '~') out += "~0";
-        else if (c == '/') out += "~1";
-        else out += c;
-    }
-    return out;
-}
 
 Error bad(const DataFile& f, const std::string& pointer, std::string message) {
     return make_error(ErrorCode::invalid_input, f.origin + ": " + pointer, std::move(message));
@@ -32,7 +23,7 @@ Result<std::pair<double, double>> read_interval(const DataFile& f, const Json& v
             std::string hint = key == "lo" || key == "low" || key == "minimum" ? " (did you mean 'min'?)"
                                : key == "hi" || key == "high" || key == "maximum" || key == "mx" ? " (did you mean 'max'?)"
                                                                                                   : "";
-            return bad(f, ptr + "/" + escape_pointer(key), "unknown member '" + key + "'" + hint);
+            return bad(f, ptr + "/" + pointer_token(key), "unknown member '" + key + "'" + hint);
         }
     }
     double lo = 0, hi = 0;
@@ -61,16 +52,17 @@ Result<std::map<std::string, TensorRange>> read_ranges(const DataFile& f) {
     auto schema = j.find("schema");
     if (schema == j.end()) return bad(f, "/schema", "missing (\"kbp-ranges/v1\")");
     if (!schema->is_string() || *schema != "kbp-ranges/v1")
-        return bad(f, "/schema", "expected \"kbp-ranges/v1\", found " + schema->dump());
+        return bad(f, "/schema", "expected \"kbp-ranges/v1\", found " +
+                                     (schema->is_array() ? std::string("an array") : schema->is_object() ? std::string("an object") : schema->dump()));
     for (const auto& [key, value] : j.items())
         if (key != "schema" && key != "model" && key != "source" && key != "about" && key != "tensors")
-            return bad(f, "/" + escape_pointer(key), "unknown member '" + key + "' (members: schema, model, source, about, tensors)");
+            return bad(f, "/" + pointer_token(key), "unknown member '" + key + "' (members: schema, model, source, about, tensors)");
     auto tensors = j.find("tensors");
     if (tensors == j.end()) return bad(f, "/tensors", "missing (an object: tensor id -> {min, max})");
     if (!tensors->is_object()) return bad(f, "/tensors", "expected an object: tensor id -> {min, max}");
     std::map<std::string, TensorRange> out;
     for (const auto& [id, v] : tensors->items()) {
-        std::string ptr = "/tensors/" + escape_pointer(id);
+        std::string ptr = "/tensors/" + pointer_token(id);
         if (id.empty()) return bad(f, ptr, "empty tensor id");
         auto interval = read_interval(f, v, ptr, {"parts", "note"});
         if (!interval) return interval.error();

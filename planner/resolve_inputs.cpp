@@ -7,11 +7,15 @@
 
 #include <charconv>
 
+#include "planner/check_data.hpp"
+#include "planner/data_schema.hpp"
 #include "planner/expr.hpp"
 #include "planner/model_symbols.hpp"
+#include "planner/limits.hpp"
 #include "planner/passes.hpp"
 #include "planner/ranges.hpp"
 #include "schema/file_io.hpp"
+#include "schema/names.hpp"
 
 namespace kbp::planner {
 namespace {
@@ -70,37 +74,65 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     ir.config = *config;
     const Json& cfg = ir.config->json;
     const std::string& cfg_name = ir.config->origin;
-    if (!cfg.is_object()) return make_error(ErrorCode::invalid_input, cfg_name, "a model config is a JSON object");
+    if (!cfg.is_object()) return make_error(ErrorCode::invalid_input, cfg_name + ": /", "a model config is a JSON object");
+    if (auto s = check_config_hints(*ir.config); !s) return s;
     auto type = cfg.find("model_type");
     if (type == cfg.end() || !type->is_string())
         return make_error(ErrorCode::invalid_input, cfg_name + ": /model_type", "missing (the model's architecture name)");
     std::string model_type = type->get<std::string>();
     std::string known;
+    std::vector<std::string> types;
+    std::map<std::string, const DataFile*> planned_by;
     for (const DataFile* a : catalog.all("architectures")) {
         for (const auto& t : a->json.value("model_types", Json::array())) {
             known += (known.empty() ? "" : ", ") + t.get<std::string>();
+            types.push_back(t.get<std::string>());
+            planned_by[t.get<std::string>()] = a;
             if (t == model_type) ir.architecture = a;
         }
     }
-    if (!ir.architecture)
-        return unsupported(cfg_name + ": /model_type", "unknown model_type '" + model_type + "' (kbp plans: " + known + ")");
+    if (!ir.architecture) {
+        // A near miss names the architecture file that has it: a misspelled model_types entry shows.
+        std::string near = schema::closest_of(model_type, types);
+        return unsupported(cfg_name + ": /model_type", "unknown model_type '" + model_type + "' (" +
+                                                           (near.empty() ? "kbp plans: " + known
+                                                                         : "did you mean '" + near + "' of " + planned_by[near]->origin + "?") +
+                                                           ")");
+    }
     const Json& arch = ir.architecture->json;
 
     auto defaults = arch.value("defaults", Json::object());
     std::string recipe_name = req.recipe ? *req.recipe
                               : hint(cfg, "recipe") ? *hint(cfg, "recipe")
                                                     : defaults.value("recipe", "");
-    if (recipe_name.empty()) return unsupported(cfg_name, "no recipe: pass --recipe NAME|FILE");
+    // Where the recipe's and target's names came from, for errors: the flag, the config's hint,
+    // else the data's default.
+    auto named_at = [&](const std::optional<std::string>& flag, const char* key, const std::string& data_where) {
+        return flag ? "--" + std::string(key) : hint(cfg, key) ? cfg_name + ": /kbp/" + key : data_where;
+    };
+    // A name the catalog lacks is an error where the name was given; a file that does not load, in the file.
+    auto at_name = [&](const Error& e, const std::string& name, const std::string& where) {
+        return e.where == name ? make_error(e.code, where, e.message) : e;
+    };
+    const std::string recipe_default = ir.architecture->origin + ": /defaults/recipe";
+    if (recipe_name.empty()) return unsupported(recipe_default, "missing, and " + cfg_name + " names no kbp.recipe: pass --recipe NAME|FILE");
     auto recipe = catalog.get("recipes", recipe_name);
-    if (!recipe) return recipe.error();
+    if (!recipe) return at_name(recipe.error(), recipe_name, named_at(req.recipe, "recipe", recipe_default));
     ir.recipe = *recipe;
     std::string target_name = req.target ? *req.target
                               : hint(cfg, "target") ? *hint(cfg, "target")
                                                     : ir.recipe->json.value("target", defaults.value("target", ""));
-    if (target_name.empty()) return unsupported(cfg_name, "no target: pass --target NAME|FILE");
+    const std::string target_default =
+        ir.recipe->json.contains("target") ? ir.recipe->origin + ": /target" : ir.architecture->origin + ": /defaults/target";
+    if (target_name.empty())
+        return unsupported(target_default, "missing, and neither " + cfg_name + " (kbp.target) nor " + ir.architecture->origin +
+                                               " (defaults.target) names one: pass --target NAME|FILE");
     auto target = catalog.get("targets", target_name);
-    if (!target) return target.error();
+    if (!target) return at_name(target.error(), target_name, named_at(req.target, "target", target_default));
     ir.target = *target;
+    ir.inputs_from = "recipe '" + ir.recipe->name + "' from " + named_at(req.recipe, "recipe", recipe_default + " as " + cfg_name + " names no kbp.recipe") +
+                     ", target '" + ir.target->name + "' from " +
+                     named_at(req.target, "target", target_default + " as " + cfg_name + " names no kbp.target");
 
     // Recipe parts, in the order the recipe includes them.
     const auto& entries = ir.recipe->json.value("entries", Json::array());
@@ -125,13 +157,21 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
             (std::string(kind) == "kernels" ? ir.kernels : ir.fusion).push_back(*f);
         }
     }
-    if (ir.kernels.empty())
-        return unsupported(ir.target->origin, "target '" + target_id + "' lists no kernel catalog for architecture '" + arch_name + "'");
+    if (ir.kernels.empty()) {
+        std::string which;
+        for (const DataFile* f : catalog.all("kernels"))
+            for (const auto& name : ir.target->json.value("catalogs", Json::array()))
+                if (name == f->name)
+                    which += (which.empty() ? "" : "; ") + f->origin + " applies to " + f->json.value("applies_to", Json::object()).dump();
+        return unsupported(ir.target->origin + ": /catalogs",
+                           "target '" + target_id + "' lists no kernel catalog for architecture '" + arch_name + "' (" + which + ")");
+    }
     for (const char* name : {"families", "formats"}) {
         auto f = catalog.get("explain", name);
         if (!f) return f.error();
         ir.explain.push_back(*f);
     }
+    ir.ops = catalog.all("ops");
 
     // Settings: the recipe's, then --set.
     const Json recipe_settings = ir.recipe->json.value("settings", Json::object());
@@ -188,7 +228,8 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
             std::string names;
             for (const auto& a : *arms) names += (names.empty() ? "" : ", ") + (a.is_string() ? a.get<std::string>() : a.dump());
             return unsupported("--arm", "target '" + target_id + "' plans the " + names + " arm only (" +
-                                            ir.target->json.value("arms_about", std::string("its kernels serve no other")) + ")");
+                                            ir.target->json.value("arms_about", std::string("its kernels serve no other")) + "; " +
+                                            ir.target->origin + ": /arms)");
         }
     }
     return Ok{};

@@ -123,10 +123,11 @@ int fx32_fraction_bits(const Format& f) {
     return bits;
 }
 
-template <class E> std::string_view closest_name(std::string_view text) {
+std::string_view closest_of(std::string_view text, std::span<const std::string_view> names) {
     std::string_view best;
     std::size_t best_distance = text.size() / 3 + 1;  // only suggest near misses
-    for (auto name : name_table<E>().subspan(1)) {
+    for (auto name : names) {
+        if (name.empty()) continue;
         std::size_t d = edit_distance(text, name);
         if (d < best_distance || (d == best_distance && best.empty() && d <= 2)) {
             best_distance = d;
@@ -135,6 +136,13 @@ template <class E> std::string_view closest_name(std::string_view text) {
     }
     return best;
 }
+
+std::string closest_of(std::string_view text, std::span<const std::string> names) {
+    std::vector<std::string_view> views(names.begin(), names.end());
+    return std::string(closest_of(text, std::span<const std::string_view>(views)));
+}
+
+template <class E> std::string_view closest_name(std::string_view text) { return closest_of(text, name_table<E>().subspan(1)); }
 
 #define KBP_NAMED(E)                                             \
     template struct Named<E>;                                    \

@@ -145,5 +145,8 @@ std::string_view format_doc_name(const Format& f);
 
 // Closest known spelling to `text` (for "did you mean" hints), or "" when nothing is close.
 template <class E> std::string_view closest_name(std::string_view text);
+// The same over any list of names (a data file's members, the catalog's kernels, ...).
+std::string_view closest_of(std::string_view text, std::span<const std::string_view> names);
+std::string closest_of(std::string_view text, std::span<const std::string> names);
 
 }  // namespace kbp::schema
