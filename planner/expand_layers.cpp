@@ -71,6 +71,8 @@ Status own_point(const Ir& ir, const Json& spec, const std::string& where, IrNod
             point.emplace_back(names[d], *v);
         }
     }
+    // A projection's bias is a weight of its own (counted as parameters, added in its epilogue).
+    if (spec.value("bias", false)) point.emplace_back("bias", true);
     if (!point.empty()) n.node.point = schema::JsonValue(point);
     n.own_point = std::move(point);
     return Ok{};
@@ -94,7 +96,7 @@ Status expand_layers(Ir& ir) {
     for (std::int64_t i = 0; i < *count; ++i) {
         schema::Layer layer;
         layer.index = i;
-        std::vector<std::string> names;
+        std::vector<std::string> names, templates;
         std::string attn;
         const auto& slots = layers.at("slots");
         for (std::size_t s = 0; s < slots.size(); ++s) {
@@ -112,10 +114,12 @@ Status expand_layers(Ir& ir) {
             if (chosen->contains("kind")) layer.kind = schema::LayerKind::parse(chosen->at("kind").get<std::string>());
             if (s == 0) attn = block;
             names.push_back(block);
+            // Layers of one block but another kind (sliding and global attention) need templates of their own.
+            templates.push_back(chosen->value("template", block));
             layer.blocks.push_back("l" + std::to_string(i) + "." + block);
         }
         for (std::size_t s = 0; s < names.size(); ++s) {
-            layer.template_name += (s ? "+" : "") + names[s];
+            layer.template_name += (s ? "+" : "") + templates[s];
             uses.push_back({names[s], i, attn, s == 0 ? "input" : "post", layer.kind});
         }
         ir.layers.push_back(std::move(layer));

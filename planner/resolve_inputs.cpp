@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include <charconv>
+#include <filesystem>
 
 #include "planner/check_data.hpp"
 #include "planner/data_schema.hpp"
@@ -102,8 +103,15 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     const Json& arch = ir.architecture->json;
 
     auto defaults = arch.value("defaults", Json::object());
+    // A file the config's hints name is found beside the config, wherever kbp runs.
+    auto beside_config = [&](const std::string& name) {
+        namespace fs = std::filesystem;
+        bool looks_like_path = name.find('/') != std::string::npos || name.ends_with(".json");
+        if (!looks_like_path || fs::path(name).is_absolute()) return name;
+        return (fs::path(req.config_path).parent_path() / name).lexically_normal().string();
+    };
     std::string recipe_name = req.recipe ? *req.recipe
-                              : hint(cfg, "recipe") ? *hint(cfg, "recipe")
+                              : hint(cfg, "recipe") ? beside_config(*hint(cfg, "recipe"))
                                                     : defaults.value("recipe", "");
     // Where the recipe's and target's names came from, for errors: the flag, the config's hint,
     // else the data's default.
@@ -120,7 +128,7 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     if (!recipe) return at_name(recipe.error(), recipe_name, named_at(req.recipe, "recipe", recipe_default));
     ir.recipe = *recipe;
     std::string target_name = req.target ? *req.target
-                              : hint(cfg, "target") ? *hint(cfg, "target")
+                              : hint(cfg, "target") ? beside_config(*hint(cfg, "target"))
                                                     : ir.recipe->json.value("target", defaults.value("target", ""));
     const std::string target_default =
         ir.recipe->json.contains("target") ? ir.recipe->origin + ": /target" : ir.architecture->origin + ": /defaults/target";

@@ -102,14 +102,25 @@ MemoryReport compute_memory(const Blueprint& b) {
                 case WeightKind::table: each = w.n, matrices = w.matrices; break;
                 case WeightKind::none: break;
             }
+            // A bias (point.bias) adds one vector of the output's width per matrix.
+            const auto* bias = n.point.find("bias");
+            if (bias && *bias == JsonValue(true) && (w.kind == WeightKind::matrix || w.kind == WeightKind::experts)) each += w.n;
+            // Active: what one token reads — top_k of the routed experts, one row of a table.
+            std::int64_t active = w.kind == WeightKind::experts ? each * std::min(top_k, matrices)
+                                  : w.kind == WeightKind::table ? each
+                                                                : each * matrices;
             bool shared_table = tied && n.op.kind.id == OpId::lm_head;  // the embedding's table again
-            if (!shared_table) {
-                m.parameters += each * matrices;
-                m.active_parameters += each * (w.kind == WeightKind::experts ? std::min(top_k, matrices) : matrices);
-            }
+            if (!shared_table) m.parameters += each * matrices;
+            m.active_parameters += active;
+        } else if (const auto* sinks = n.point.find("sinks"); sinks && sinks->is_integer()) {
+            m.parameters += sinks->integer();  // one learned attention-sink logit per head
+            m.active_parameters += sinks->integer();
         } else if ((n.op.kind.id == OpId::rms_norm || n.op.kind.id == OpId::final_norm || n.op.kind.id == OpId::layer_norm) && first_out[i]) {
-            m.parameters += first_out[i]->dim_value;  // the norm's scale
-            m.active_parameters += first_out[i]->dim_value;
+            // The norm's scale: its output's width, or point.scale (per-head q/k norms share one head's).
+            const auto* scale = n.point.find("scale");
+            std::int64_t width = scale && scale->is_integer() ? scale->integer() : first_out[i]->dim_value;
+            m.parameters += width;
+            m.active_parameters += width;
         }
         if (n.precision.weight) {
             auto w = weight_use(b, n, first_in[i], first_out[i]);

@@ -40,8 +40,9 @@ struct MemoryReport {
     std::vector<std::pair<std::string, std::int64_t>> weights_by_format;  // stored bytes, largest first
     std::int64_t weight_bytes = 0;
     std::int64_t weights_unsized = 0;  // weighted nodes whose shape the plan does not give
-    // Parameters as a model card counts them: every weight element (all experts), norm scales,
-    // the embedding table (once when tied to the LM head); active: with top_k routed experts.
+    // Parameters as a model card counts them: every weight element (all experts), biases, norm
+    // scales, attention sinks (point.sinks), the embedding table (once when tied to the LM head). Active: what one token reads —
+    // top_k routed experts, one row of the embedding table, the LM head.
     std::int64_t parameters = 0, active_parameters = 0;
     // Reserved persistent state (point.reserved_ext), per layer in layer order.
     std::vector<std::pair<std::int64_t, std::int64_t>> reserved_by_layer;

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Plan every bundled model family on every arm and print what issue 10 asks to see.
+
+For each sample under samples/ (a config.json whose "kbp" member names its published parameter
+counts) and each (target, recipe) pair and arm, `kbp plan` runs; the table gives its exit code,
+nodes, groups, the weight bytes one step reads, the plan's parameter counts against the model
+card, and the KV (or latent) cache bytes one token adds to one layer against the formula from the
+config alone (2 x kv_heads x head_dim, or kv_lora_rank + qk_rope_head_dim for latent attention).
+
+usage: scripts/families.py [--kbp build/cli/kbp] [--samples DIR]
+Exit 1 when a plan fails or a count is off (parameters beyond 1 % of an exact published count,
+active beyond 2.5 % of a rounded one; KV not equal to the formula).
+"""
+import argparse, json, os, subprocess, sys, tempfile
+
+ARMS = [("decode", None), ("multi_seq", 64), ("prefill", 512)]
+PAIRS = [("h100", "fp8-dynamic"), ("b200", "nvfp4")]
+CACHE_BYTES = {"fp8": 1, "bf16": 2, "f16": 2, "f32": 4, "int8": 1}
+
+
+def kv_formula(cfg):
+    if "kv_lora_rank" in cfg:
+        return cfg["kv_lora_rank"] + cfg["qk_rope_head_dim"]
+    heads = cfg["num_attention_heads"]
+    kv = cfg.get("num_key_value_heads") or heads
+    hd = cfg.get("head_dim") or cfg["hidden_size"] // heads
+    return 2 * kv * hd
+
+
+def plan_figures(plan):
+    nodes, edges = plan["nodes"], plan["edges"]
+    kv_values, cache = 0, None
+    for i, n in enumerate(nodes):
+        if n.get("op") == "kv_write" and n["id"].startswith("l0."):
+            kv_values = sum(e["dim_value"] for e in edges if e["to"] == i)
+            cache = next((s.split()[1] for s in n.get("steps", []) if s.startswith("cache ")), None)
+    return len(nodes), len(plan.get("groups", [])), kv_values, cache
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap.add_argument("--kbp", default=os.path.join(root, "build", "cli", "kbp"))
+    ap.add_argument("--samples", default=os.path.join(root, "samples"))
+    a = ap.parse_args()
+    bad = 0
+    print(f"{'sample':<18} {'model_type':<12} {'target/recipe':<20} {'arm':<13} {'exit':>4} {'nodes':>6} {'groups':>6} "
+          f"{'weights/step':>13} {'params (card)':>26} {'active (card)':>24} {'KV B/tok/layer (formula)':>25}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in sorted(os.listdir(a.samples)):
+            path = os.path.join(a.samples, name, "config.json")
+            if not os.path.exists(path):
+                continue
+            cfg = json.load(open(path))
+            card = cfg.get("kbp", {}).get("parameters")
+            if not card or cfg.get("model_type") == "llama" and cfg.get("kbp", {}).get("target", "").startswith("qc-"):
+                continue
+            hint = (cfg["kbp"].get("target"), cfg["kbp"].get("recipe"))
+            pairs = list(PAIRS) + ([hint] if hint[0] and hint not in PAIRS else [])
+            for target, recipe in pairs:
+                for arm, rows in ARMS:
+                    out = os.path.join(tmp, "p.json")
+                    cmd = [a.kbp, "plan", path, "--arm", arm, "--target", target, "--recipe", recipe, "-o", out]
+                    if rows:
+                        cmd += ["--rows", str(rows)]
+                    rc, _, err = run(cmd)
+                    label = f"{arm}" + (f" {rows}" if rows else "")
+                    if rc != 0:
+                        bad += 1
+                        print(f"{name:<18} {cfg['model_type']:<12} {target + '/' + recipe:<20} {label:<13} {rc:>4}  {err.strip()[:160]}")
+                        continue
+                    plan = json.load(open(out))
+                    nodes, groups, kv_values, cache = plan_figures(plan)
+                    rc2, stats, _ = run([a.kbp, "stats", out, "--cost", "--json"])
+                    st = json.loads(stats) if rc2 == 0 else {}
+                    wbytes = st.get("step", {}).get("weight_bytes", float("nan"))
+                    rc3, text, _ = run([a.kbp, "stats", out])
+                    total = active = None
+                    for line in text.splitlines():
+                        if line.strip().startswith("parameters "):
+                            parts = line.split()
+                            total = int(parts[1].replace(",", ""))
+                            if "active" in line:
+                                active = int(line.rsplit(" ", 1)[1].replace(",", ""))
+                    if active is None:
+                        active = total
+                    p_err = (total - card["total"]) / card["total"] if total else float("nan")
+                    a_err = (active - card["active"]) / card["active"] if card.get("active") else 0.0
+                    kv_b = kv_values * CACHE_BYTES.get(cache, 0)
+                    kv_f = kv_formula(cfg) * CACHE_BYTES.get(cache, 0)
+                    ok = abs(p_err) <= 0.01 and abs(a_err) <= 0.025 and kv_b == kv_f
+                    bad += not ok
+                    act = f"{active / 1e9:.3f}B ({card['active'] / 1e9:.2f}B {a_err:+.1%})" if card.get("active") else "-"
+                    print(f"{name:<18} {cfg['model_type']:<12} {target + '/' + recipe:<20} {label:<13} {rc:>4} {nodes:>6} {groups:>6} "
+                          f"{wbytes / 1e6:>10.1f} MB {total / 1e9:>9.3f}B ({card['card']:>6} {p_err:+.2%}) {act:>24} "
+                          f"{kv_b:>10} ({kv_f}, {cache}){'' if ok else '  <-- off'}")
+    print(f"\n{'all plans formed and every count holds' if not bad else str(bad) + ' problems'}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

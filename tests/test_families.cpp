@@ -1,0 +1,324 @@
+// Every decoder family kbp ships a sample for plans on every arm, its parameter counts match the
+// publisher's, its KV cache is what the config alone says, and the fields that change a family's
+// plan (head_dim, sliding windows, layer_types, dense layers, q LoRA, soft-caps, biases, sinks)
+// change it; configs that cannot be a model are refused at the field.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <functional>
+#include <random>
+
+#include "planner/cost.hpp"
+#include "planner/plan.hpp"
+#include "schema/memory.hpp"
+#include "schema/validator.hpp"
+#include "support.hpp"
+
+namespace {
+
+using kbp::test::OJson;
+namespace fs = std::filesystem;
+
+const std::string root = KBP_SOURCE_DIR;
+
+// The samples whose config names the published parameter counts ("kbp": {"parameters": ...}).
+std::vector<std::string> counted_samples() {
+    std::vector<std::string> names;
+    for (const auto& d : fs::directory_iterator(root + "/samples")) {
+        auto cfg = d.path() / "config.json";
+        if (!fs::exists(cfg)) continue;
+        OJson j = OJson::parse(kbp::test::slurp(cfg.string()));
+        if (j.contains("kbp") && j["kbp"].contains("parameters")) names.push_back(d.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+kbp::planner::PlanRequest request(const std::string& config_path, const std::string& arm = "decode", std::int64_t rows = 1) {
+    kbp::planner::PlanRequest r;
+    r.config_path = config_path;
+    r.arm = arm;
+    r.rows = rows;
+    r.command = "kbp plan (test)";
+    return r;
+}
+
+std::string sample(const std::string& name) { return root + "/samples/" + name + "/config.json"; }
+
+kbp::schema::Blueprint plan_of(const kbp::planner::PlanRequest& r) {
+    auto p = kbp::planner::make_plan(r);
+    INFO((p ? std::string() : p.error().text()));
+    REQUIRE(p.ok());
+    return std::move(p->blueprint);
+}
+
+// A sample's config with `change` applied, planned (decode); the error when refused.
+kbp::Result<kbp::schema::Blueprint> changed(const std::string& name, const std::function<void(OJson&)>& change) {
+    kbp::test::TempDir dir;
+    OJson cfg = OJson::parse(kbp::test::slurp(sample(name)));
+    change(cfg);
+    kbp::test::spit(dir.file("config.json"), cfg.dump());
+    auto p = kbp::planner::make_plan(request(dir.file("config.json")));
+    if (!p) {
+        auto e = p.error();
+        const std::string prefix = dir.file("config.json") + ": ";
+        if (e.where.rfind(prefix, 0) == 0) e.where = e.where.substr(prefix.size());
+        return e;
+    }
+    return std::move(p->blueprint);
+}
+
+const kbp::schema::Node* node(const kbp::schema::Blueprint& b, const std::string& id) {
+    for (const auto& n : b.nodes)
+        if (n.id == id) return &n;
+    return nullptr;
+}
+
+// The values one token adds to layer 0's cache: the widths its kv_write reads.
+std::int64_t cached_values(const kbp::schema::Blueprint& b) {
+    for (std::size_t i = 0; i < b.nodes.size(); ++i) {
+        if (b.nodes[i].op.kind.id != kbp::schema::OpId::kv_write || b.nodes[i].layer != 0) continue;
+        std::int64_t sum = 0;
+        for (const auto& e : b.edges)
+            if (e.to == static_cast<std::int64_t>(i)) sum += e.dim_value;
+        return sum;
+    }
+    return 0;
+}
+
+std::int64_t out_width(const kbp::schema::Blueprint& b, const std::string& id) {
+    for (const auto& e : b.edges)
+        if (e.from >= 0 && b.nodes[static_cast<std::size_t>(e.from)].id == id) return e.dim_value;
+    return 0;
+}
+
+const kbp::schema::JsonValue* config_field(const kbp::schema::Blueprint& b, const std::string& key) {
+    if (!b.config_fields) return nullptr;
+    for (const auto& [k, v] : *b.config_fields)
+        if (k == key) return &v;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("families: every sample's parameters match its card and its cache the config's formula", "[families]") {
+    const auto names = counted_samples();
+    REQUIRE(names.size() >= 12);
+    for (const auto& name : names) {
+        INFO(name);
+        OJson cfg = OJson::parse(kbp::test::slurp(sample(name)));
+        auto plan = plan_of(request(sample(name)));
+        CHECK(kbp::schema::validate(plan).empty());
+        auto m = kbp::schema::compute_memory(plan);
+        const auto& card = cfg["kbp"]["parameters"];
+        // Totals are published exactly (safetensors metadata) or to three figures: within 1 %.
+        CHECK(std::abs(double(m.parameters) / card["total"].get<double>() - 1) <= 0.01);
+        // Active counts are rounded ("37B", "3.6B") and publishers differ on the embedding row.
+        if (card.contains("active")) CHECK(std::abs(double(m.active_parameters) / card["active"].get<double>() - 1) <= 0.025);
+        std::int64_t formula;
+        if (cfg.contains("kv_lora_rank")) {
+            formula = cfg["kv_lora_rank"].get<std::int64_t>() + cfg["qk_rope_head_dim"].get<std::int64_t>();
+        } else {
+            std::int64_t heads = cfg["num_attention_heads"], kv = cfg.value("num_key_value_heads", heads);
+            std::int64_t hd = cfg.contains("head_dim") && cfg["head_dim"].is_number() ? cfg["head_dim"].get<std::int64_t>()
+                                                                                      : cfg["hidden_size"].get<std::int64_t>() / heads;
+            formula = 2 * kv * hd;
+        }
+        CHECK(cached_values(plan) == formula);
+    }
+}
+
+TEST_CASE("families: every family plans multi_seq 64 on H100 FP8 and prefill 512 on B200 NVFP4", "[families][arms]") {
+    for (const auto& name : counted_samples()) {
+        for (const auto& [arm, rows, target, recipe] : std::vector<std::tuple<std::string, std::int64_t, std::string, std::string>>{
+                 {"multi_seq", 64, "h100", "fp8-dynamic"}, {"prefill", 512, "b200", "nvfp4"}}) {
+            INFO(name << " " << arm << " " << rows << " " << target);
+            auto r = request(sample(name), arm, rows);
+            r.target = target;
+            r.recipe = recipe;
+            auto plan = plan_of(r);
+            auto problems = kbp::schema::validate(plan);
+            INFO((problems.empty() ? std::string() : problems.items().front().pointer + ": " + problems.items().front().message));
+            CHECK(problems.empty());
+            // Every projection found a kernel of the arm's rows (the embedding gather is a copy, no kernel).
+            for (const auto& n : plan.nodes)
+                if (n.precision.weight && n.op.kind.id != kbp::schema::OpId::embed) CHECK(n.kernel.has_value());
+        }
+    }
+}
+
+TEST_CASE("families: head_dim and sliding windows shape the plan", "[families][config]") {
+    // Mistral-Small-24B: head_dim 128 on hidden 5,120 over 32 heads: q is 4,096 wide.
+    auto small = plan_of(request(sample("mistral-small-24b")));
+    CHECK(out_width(small, "l0.attn.q") == 4096);
+    CHECK(cached_values(small) == 2 * 8 * 128);
+    // Mistral-7B: a 4,096-token window; at 32k context the cache holds the window only.
+    auto mistral = plan_of(request(sample("mistral-7b-v0.1")));
+    for (const auto& l : mistral.layers) CHECK(l.kind.name() == "sliding_attention");
+    kbp::planner::CostOptions o;
+    o.context = 32768;
+    auto cost = kbp::planner::estimate_cost(mistral, o);
+    REQUIRE(cost.ok());
+    CHECK(cost->resident_state_bytes == 32.0 * 4096 * 2 * 8 * 128 * 1);  // fp8 cache
+    o.context = 2048;
+    CHECK(kbp::planner::estimate_cost(mistral, o)->resident_state_bytes == 32.0 * 2048 * 2 * 8 * 128);
+    // Without a window the same model keeps every token.
+    auto full = changed("mistral-7b-v0.1", [](OJson& c) { c["sliding_window"] = nullptr; });
+    REQUIRE(full.ok());
+    o.context = 32768;
+    CHECK(kbp::planner::estimate_cost(*full, o)->resident_state_bytes == 32.0 * 32768 * 2 * 8 * 128);
+}
+
+TEST_CASE("families: layer_types, mlp_only_layers, decoder_sparse_step and first dense layers choose the blocks", "[families][config]") {
+    // gpt-oss: layer_types alternate sliding and full attention, starting sliding.
+    auto oss = plan_of(request(sample("gpt-oss-20b")));
+    REQUIRE(oss.layers.size() == 24);
+    CHECK(oss.layers[0].kind.name() == "sliding_attention");
+    CHECK(oss.layers[1].kind.name() == "full_attention");
+    CHECK(oss.layers[0].template_name != oss.layers[1].template_name);
+    // A sliding layer's attention kernel carries its window; its sinks are parameters.
+    const auto* attend = node(oss, "l0.attn.attend");
+    REQUIRE(attend);
+    CHECK(attend->point.find("window") != nullptr);
+    CHECK(attend->point.find("sinks") != nullptr);
+    // The experts as shipped: MXFP4 weights, bf16 activations.
+    CHECK(node(oss, "l0.moe.experts_gate_up")->precision.weight->name() == "mxfp4/g32");
+    // layer_types given: it decides, not the sliding pattern.
+    auto flipped = changed("gpt-oss-20b", [](OJson& c) {
+        for (auto& t : c["layer_types"]) t = "full_attention";
+    });
+    REQUIRE(flipped.ok());
+    for (const auto& l : flipped->layers) CHECK(l.kind.name() == "full_attention");
+    // Qwen3-MoE: mlp_only_layers and decoder_sparse_step make dense layers.
+    auto moe = changed("qwen3-30b-a3b", [](OJson& c) {
+        c["mlp_only_layers"] = {0, 5};
+        c["decoder_sparse_step"] = 2;
+    });
+    REQUIRE(moe.ok());
+    auto has_block = [](const kbp::schema::Blueprint& b, std::int64_t layer, const std::string& block) {
+        return node(b, "l" + std::to_string(layer) + "." + block + ".residual") != nullptr;
+    };
+    CHECK(has_block(*moe, 0, "mlp"));
+    CHECK(has_block(*moe, 1, "moe"));  // (1 + 1) % 2 == 0
+    CHECK(has_block(*moe, 2, "mlp"));
+    CHECK(has_block(*moe, 3, "moe"));
+    CHECK(has_block(*moe, 5, "mlp"));
+    // DeepSeek-V3: the first three layers are dense.
+    auto v3 = plan_of(request(sample("deepseek-v3")));
+    CHECK(has_block(v3, 2, "mlp"));
+    CHECK(has_block(v3, 3, "moe"));
+}
+
+TEST_CASE("families: latent attention, soft-caps, biases, fused projections and tied embeddings", "[families][ops]") {
+    // DeepSeek-V2-Lite has no q LoRA (q_lora_rank null): one q projection instead of q_a, q_b.
+    auto lite = plan_of(request(sample("deepseek-v2-lite")));
+    CHECK(node(lite, "l0.mla.q") != nullptr);
+    CHECK(node(lite, "l0.mla.q_a") == nullptr);
+    auto v3 = plan_of(request(sample("deepseek-v3")));
+    CHECK(node(v3, "l0.mla.q_a") != nullptr);
+    CHECK(node(v3, "l0.mla.q") == nullptr);
+    CHECK(node(v3, "l0.mla.attend")->family == "mla_decode_attention");
+    CHECK(node(v3, "l0.mla.kv_write")->family == "mla_latent_write");
+    // Gemma 2: soft-capped logits, GeGLU, norms after attention and MLP; tied embeddings recorded.
+    auto gemma = plan_of(request(sample("gemma-2-9b")));
+    REQUIRE(node(gemma, "head.softcap"));
+    CHECK(node(gemma, "head.softcap")->point.find("cap")->integer() == 30);
+    CHECK(node(gemma, "l0.mlp.act")->op.kind.name() == "gelu_mul");
+    REQUIRE(config_field(gemma, "tie_word_embeddings"));
+    CHECK(*config_field(gemma, "tie_word_embeddings") == kbp::schema::JsonValue(true));  // the family's default
+    REQUIRE(config_field(gemma, "attn_logit_softcapping"));
+    // Gemma 3 has no final soft-cap: the op is left out.
+    auto gemma3 = plan_of(request(sample("gemma-3-1b")));
+    CHECK(node(gemma3, "head.softcap") == nullptr);
+    CHECK(gemma3.layers[5].kind.name() == "full_attention");
+    CHECK(gemma3.layers[4].kind.name() == "sliding_attention");
+    // Qwen2: q, k and v carry a bias, counted as parameters.
+    auto qwen2 = plan_of(request(sample("qwen2.5-7b")));
+    CHECK(node(qwen2, "l0.attn.q")->point.find("bias") != nullptr);
+    CHECK(node(qwen2, "l0.attn.o")->point.find("bias") == nullptr);
+    // Phi-3: one qkv projection and one gate_up projection.
+    auto phi = plan_of(request(sample("phi-3-mini-4k")));
+    CHECK(out_width(phi, "l0.attn.qkv") == 3 * 3072);
+    // rope_scaling is recorded where the config has it.
+    REQUIRE(config_field(v3, "rope_scaling"));
+    CHECK(config_field(v3, "rope_scaling")->is_object());
+}
+
+TEST_CASE("families: a config that cannot be a model is refused at the field", "[families][checks]") {
+    struct Case {
+        std::string model, field;
+        std::function<void(OJson&)> change;
+        std::string says;
+    };
+    const std::vector<Case> cases{
+        {"llama-3.1-8b", "/num_key_value_heads", [](OJson& c) { c["num_key_value_heads"] = 0; }, "less than 1"},
+        {"llama-3.1-8b", "/num_key_value_heads", [](OJson& c) { c["num_key_value_heads"] = 5; }, "5 KV heads do not divide 32 query heads"},
+        {"llama-3.1-8b", "/num_key_value_heads", [](OJson& c) { c["num_key_value_heads"] = 64; }, "64 KV heads do not divide 32"},
+        {"llama-3.1-8b", "/num_attention_heads", [](OJson& c) { c["num_attention_heads"] = 48; c["num_key_value_heads"] = 8; }, "48 heads do not divide hidden_size 4096"},
+        {"llama-3.1-8b", "/num_hidden_layers", [](OJson& c) { c["num_hidden_layers"] = 0; }, "less than 1"},
+        {"llama-3.1-8b", "/num_hidden_layers", [](OJson& c) { c["num_hidden_layers"] = std::int64_t{1} << 32; }, "is more than"},
+        {"llama-3.1-8b", "/hidden_size", [](OJson& c) { c["hidden_size"] = std::int64_t{1} << 62; }, "is more than"},
+        {"llama-3.1-8b", "/intermediate_size", [](OJson& c) { c["intermediate_size"] = -1; }, "negative"},
+        {"qwen3-30b-a3b", "/num_experts_per_tok", [](OJson& c) { c["num_experts_per_tok"] = 200; }, "top_k 200 is not between 1 and the 128 experts"},
+        {"gpt-oss-20b", "/layer_types", [](OJson& c) { c["layer_types"].erase(0); }, "23 entries for 24 layers"},
+        {"deepseek-v3", "/topk_group", [](OJson& c) { c["topk_group"] = 9; }, "topk_group 9 is not between 1 and n_group 8"},
+        {"deepseek-v3", "/n_group", [](OJson& c) { c["n_group"] = 7; }, "7 groups do not divide 256 routed experts"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.model << " " << c.field);
+        auto r = changed(c.model, c.change);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().code == kbp::ErrorCode::invalid_input);
+        CHECK(r.error().where == c.field);
+        CHECK_THAT(r.error().message, Catch::Contains(c.says));
+    }
+}
+
+TEST_CASE("families: a mutated config is refused at a config field or gives a plan that validates", "[families][property]") {
+    // Seeded single mutations of every sample's numeric fields: each either plans (and the plan
+    // is valid) or is refused as invalid input with a pointer into the config.
+    std::mt19937 rng(20261203);
+    const std::vector<std::int64_t> values{0, -1, 1, 2, 3, 7, 129, 1000003, std::int64_t{1} << 31, std::int64_t{1} << 40};
+    int planned = 0, refused = 0;
+    for (const auto& name : counted_samples()) {
+        OJson cfg = OJson::parse(kbp::test::slurp(sample(name)));
+        std::vector<std::string> numeric;
+        for (const auto& [k, v] : cfg.items())
+            if (v.is_number_integer() && k != "bos_token_id" && k != "eos_token_id" && k != "pad_token_id") numeric.push_back(k);
+        for (int trial = 0; trial < 6; ++trial) {
+            const std::string field = numeric[rng() % numeric.size()];
+            const std::int64_t value = values[rng() % values.size()];
+            INFO(name << ": " << field << " = " << value);
+            auto r = changed(name, [&](OJson& c) { c[field] = value; });
+            if (r.ok()) {
+                ++planned;
+                CHECK(kbp::schema::validate(*r).empty());
+            } else {
+                ++refused;
+                CHECK(r.error().code == kbp::ErrorCode::invalid_input);
+                CHECK(r.error().where.rfind("/", 0) == 0);
+            }
+        }
+    }
+    CHECK(planned > 0);
+    CHECK(refused > 0);
+}
+
+TEST_CASE("families: a recipe or target file the config's hints name is found beside the config", "[families][hints]") {
+    kbp::test::TempDir dir;
+    fs::create_directories(dir.file("model"));
+    OJson recipe = OJson::parse(kbp::test::slurp(root + "/planner/data/recipes/nvfp4.json"));
+    recipe["name"] = "mine";
+    kbp::test::spit(dir.file("model/mine.json"), recipe.dump());
+    OJson cfg = OJson::parse(kbp::test::slurp(sample("qwen3-8b")));
+    cfg["kbp"] = {{"recipe", "mine.json"}, {"target", "b200"}};
+    kbp::test::spit(dir.file("model/config.json"), cfg.dump());
+    // The planner runs from another directory than the config's.
+    auto plan = plan_of(request(dir.file("model/config.json")));
+    CHECK(node(plan, "l0.attn.q")->precision.weight->name() == "nvfp4/g16");
+    cfg["kbp"]["recipe"] = "missing.json";
+    kbp::test::spit(dir.file("model/config.json"), cfg.dump());
+    auto p = kbp::planner::make_plan(request(dir.file("model/config.json")));
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error().where == dir.file("model/config.json") + ": /kbp/recipe");
+}
