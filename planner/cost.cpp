@@ -53,6 +53,7 @@ std::string cache_dtype(const schema::Node& n) {
 // What one cached token holds for the state node `i` reads: the input widths of the op before
 // it in its block that writes that state; nullopt when it reads none or no writer precedes it.
 std::optional<std::int64_t> cached_width(const schema::Blueprint& b, const Inputs& wiring, std::size_t i) {
+    if (!b.nodes[i].state) return std::nullopt;
     const auto& roles = *b.nodes[i].state;
     auto read = std::find_if(roles.begin(), roles.end(), [](const schema::StateRole& r) { return r.action.id == schema::StateActionId::read; });
     if (read == roles.end()) return std::nullopt;
@@ -207,20 +208,26 @@ Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& 
                 written.push_back(e->id);
                 gc.activation_bytes += static_cast<double>(e->bytes_per_token.value_or(0)) * rows;
             }
-        // State: what the data says the op reads and writes (state_bytes.hpp).
+        // What the data says the op reads, writes and computes beyond a weight (state_bytes.hpp).
+        StateValues v;
+        v.context = options.context;
+        v.rows = b.arm.rows;
+        v.sequences = static_cast<std::int64_t>(sequences);
+        v.cache_bytes = cache_bytes_per_value(cache_dtype(n));
+        v.width = wiring.in[i].empty() ? 0 : wiring.in[i].front()->dim_value;
+        for (const auto* e : wiring.in[i]) v.in_width += e->dim_value;
+        v.cached_width = cached_width(b, wiring, i).value_or(v.width);
+        // A sliding-window layer keeps (and reads) only its window of tokens.
+        v.window = v.context;
+        if (auto window = symbol("sliding_window"); window && *window > 0 && n.kind && n.kind->id == schema::LayerKindId::sliding_attention)
+            v.window = std::min<std::int64_t>(v.context, *window);
+        if (auto f = state.of(n, v, StateBytes::flops); f && *f > 0) {
+            gc.flops += static_cast<double>(*f);
+            // Attention's products run on the tensor cores in bf16.
+            if (n.compute && n.compute->kind.id == schema::ComputeId::tensor_core && !p.weight && peaks.contains("bf16"))
+                compute_peak[n.group] = std::max(compute_peak[n.group], peaks["bf16"].get<double>() * 1e12);
+        }
         if (n.state && !n.state->empty()) {
-            StateValues v;
-            v.context = options.context;
-            v.rows = b.arm.rows;
-            v.sequences = static_cast<std::int64_t>(sequences);
-            v.cache_bytes = cache_bytes_per_value(cache_dtype(n));
-            v.width = wiring.in[i].empty() ? 0 : wiring.in[i].front()->dim_value;
-            for (const auto* e : wiring.in[i]) v.in_width += e->dim_value;
-            v.cached_width = cached_width(b, wiring, i).value_or(v.width);
-            // A sliding-window layer keeps (and reads) only its window of tokens.
-            v.window = v.context;
-            if (auto window = symbol("sliding_window"); window && *window > 0 && n.kind && n.kind->id == schema::LayerKindId::sliding_attention)
-                v.window = std::min<std::int64_t>(v.context, *window);
             auto bytes = state.of(n, v, StateBytes::moved);
             auto held = state.of(n, v, StateBytes::held);
             if (bytes && held) {

@@ -3,7 +3,8 @@
 // when its conditions do: `layer_type` (the config's `layer_types[i]`, when the config has that
 // list; else `when` decides), `when` (an expression over the symbols and i), `layer_in` /
 // `layer_not_in` (i is / is not in a config list such as `mlp_only_layers`). Each op of a block
-// becomes a node "l<i>.<block>.<op>" unless its `if` expression is false; its inputs name
+// becomes a node "l<i>.<block>.<op>" unless its `if` expression is false (then its outputs stand
+// for its first input: a left-out soft-cap hands the logits on); its inputs name
 // tensors of the same block, or "$in", the tensor the previous block handed on (its `output`).
 // An op's own `point` knobs (and a `weight_shape` [n, k] for weights its edges do not show,
 // such as latent attention's absorbed up-projections) join the node's point. Whether an op reads
@@ -141,7 +142,18 @@ Status expand_layers(Ir& ir) {
             if (spec.contains("if")) {
                 auto on = eval_expr(spec["if"].get<std::string>(), [&](std::string_view s) { return ir.symbol(s); });
                 if (!on) return make_error(ErrorCode::invalid_input, where + "/if", on.error().message);
-                if (!*on) continue;
+                if (!*on) {
+                    // An op left out hands its first input on in place of its outputs (no soft-cap: the logits),
+                    // unless an alternative op has made them.
+                    const auto in = spec.value("in", Json::array());
+                    std::optional<TensorRef> through;
+                    if (!in.empty() && in[0].get<std::string>() == "$in") through = handed_on;
+                    else if (!in.empty())
+                        if (auto t = tensors.find(in[0].get<std::string>()); t != tensors.end()) through = t->second;
+                    if (through)
+                        for (const auto& o : spec.value("out", Json::array())) tensors.emplace(o.at("tensor").get<std::string>(), *through);
+                    continue;
+                }
             }
             IrNode n;
             n.spec = &spec;

@@ -59,7 +59,7 @@ StateBytes::StateBytes(const schema::Blueprint& plan, const Catalog& catalog) : 
 }
 
 Result<std::int64_t> StateBytes::of(const schema::Node& n, const StateValues& v, Measure measure) const {
-    const char* key = measure == moved ? "state_bytes" : "state_held";
+    const char* key = measure == moved ? "state_bytes" : measure == held ? "state_held" : "flops";
     const nlohmann::ordered_json* spec = nullptr;
     // The node's op in its architecture: block type, then the name after "<block>.".
     if (blocks_ && n.id.size() > n.block.size() && n.id.compare(0, n.block.size(), n.block) == 0) {

@@ -1,7 +1,8 @@
 // The bytes of persistent state (KV and latent caches, recurrent and conv state, indexer keys)
 // an op of a plan reads and writes in one step, and the bytes of it the op's caches hold at the
-// context length, as the data describes them: the `state_bytes` (and `state_held`) of the op in
-// its architecture file, else those of its op in the ops files (ops/*.json). Each
+// context length, and its FLOPs beyond a weight's GEMM, as the data describes them: the
+// `state_bytes` (`state_held`, `flops`) of the op in its architecture file, else those of its op
+// in the ops files (ops/*.json). Each
 // is an integer expression over the plan's symbols (or, for a plan that lists none, those its
 // edges' widths name alone) and the names below, so the cost knows no model's symbols: a
 // sliding window or a sparse reader says min(context, window) itself.
@@ -45,8 +46,9 @@ public:
 
     // Bytes node `n` reads and writes in one step: 0 when no description covers it; an error
     // when its expression names what the plan lacks (a plan written without its symbols).
-    // `held`: the bytes of state node `n`'s caches hold (what must fit in memory beside the weights).
-    enum Measure { moved, held };
+    // `held`: the bytes of state node `n`'s caches hold (what must fit in memory beside the weights);
+    // `flops`: the arithmetic of an op beyond its weight's GEMM (attention's scores and sums).
+    enum Measure { moved, held, flops };
     Result<std::int64_t> of(const schema::Node& n, const StateValues& values, Measure measure = moved) const;
     // How the descriptions were found when not from the architecture the plan names, or "".
     const std::string& note() const { return note_; }

@@ -6,15 +6,19 @@ counts) and each (target, recipe) pair and arm, `kbp plan` runs; the table gives
 nodes, groups, the weight bytes one step reads, the plan's parameter counts against the model
 card, and the KV (or latent) cache bytes one token adds to one layer against the formula from the
 config alone (2 x kv_heads x head_dim, or kv_lora_rank + qk_rope_head_dim for latent attention).
+B/param divides a decode step's weight bytes by the parameters one token reads by the card: all of
+them but the embedding table (which it reads one row of; tied, the LM head reads it all) for a
+dense model, the card's active count for a MoE. With the bf16 recipe it must be 2.00 within 1 %
+for a dense model (the card's counts of MoE active parameters are rounded).
 
 usage: scripts/families.py [--kbp build/cli/kbp] [--samples DIR]
-Exit 1 when a plan fails or a count is off (parameters beyond 1 % of an exact published count,
-active beyond 2.5 % of a rounded one; KV not equal to the formula).
+Exit 1 when a plan fails or a count is off (parameters beyond 0.1 % of a published count,
+active beyond 2.5 % of a rounded one; KV not equal to the formula; bf16 bytes per parameter).
 """
 import argparse, json, os, subprocess, sys, tempfile
 
 ARMS = [("decode", None), ("multi_seq", 64), ("prefill", 512)]
-PAIRS = [("h100", "fp8-dynamic"), ("b200", "nvfp4")]
+PAIRS = [("h100", "bf16"), ("h100", "fp8-dynamic"), ("b200", "nvfp4")]
 CACHE_BYTES = {"fp8": 1, "bf16": 2, "f16": 2, "f32": 4, "int8": 1}
 
 
@@ -50,7 +54,7 @@ def main():
     a = ap.parse_args()
     bad = 0
     print(f"{'sample':<18} {'model_type':<12} {'target/recipe':<20} {'arm':<13} {'exit':>4} {'nodes':>6} {'groups':>6} "
-          f"{'weights/step':>13} {'params (card)':>26} {'active (card)':>24} {'KV B/tok/layer (formula)':>25}")
+          f"{'weights/step':>13} {'B/param':>7} {'params (card)':>26} {'active (card)':>24} {'KV B/tok/layer (formula)':>25}")
     with tempfile.TemporaryDirectory() as tmp:
         for name in sorted(os.listdir(a.samples)):
             path = os.path.join(a.samples, name, "config.json")
@@ -93,11 +97,20 @@ def main():
                     a_err = (active - card["active"]) / card["active"] if card.get("active") else 0.0
                     kv_b = kv_values * CACHE_BYTES.get(cache, 0)
                     kv_f = kv_formula(cfg) * CACHE_BYTES.get(cache, 0)
-                    ok = abs(p_err) <= 0.01 and abs(a_err) <= 0.025 and kv_b == kv_f
+                    ok = abs(p_err) <= 0.001 and abs(a_err) <= 0.025 and kv_b == kv_f
+                    # The parameters a decode step reads, by the card.
+                    if card.get("active"):
+                        reads = card["active"]
+                    else:
+                        tied = cfg.get("tie_word_embeddings", cfg["model_type"].startswith("gemma"))
+                        reads = card["total"] - (0 if tied else cfg["vocab_size"] * cfg["hidden_size"])
+                    per_param = wbytes / reads if arm == "decode" else float("nan")
+                    if arm == "decode" and recipe == "bf16" and not card.get("active"):
+                        ok = ok and abs(per_param / 2 - 1) <= 0.01
                     bad += not ok
                     act = f"{active / 1e9:.3f}B ({card['active'] / 1e9:.2f}B {a_err:+.1%})" if card.get("active") else "-"
                     print(f"{name:<18} {cfg['model_type']:<12} {target + '/' + recipe:<20} {label:<13} {rc:>4} {nodes:>6} {groups:>6} "
-                          f"{wbytes / 1e6:>10.1f} MB {total / 1e9:>9.3f}B ({card['card']:>6} {p_err:+.2%}) {act:>24} "
+                          f"{wbytes / 1e6:>10.1f} MB {'' if per_param != per_param else f'{per_param:.3f}':>7} {total / 1e9:>9.3f}B ({card['card']:>6} {p_err:+.2%}) {act:>24} "
                           f"{kv_b:>10} ({kv_f}, {cache}){'' if ok else '  <-- off'}")
     print(f"\n{'all plans formed and every count holds' if not bad else str(bad) + ' problems'}")
     return 1 if bad else 0
