@@ -105,7 +105,7 @@ Status resolve_symbols(Ir& ir) {
         if (!value) {
             if (!fallback)
                 return bad_config(ir, first_missing,
-                                  "missing or not an integer (architecture '" + arch_name + "' needs it for '" + name + "')");
+                                  "missing or not an integer (" + where + " reads it)");
             value = fallback;
         }
         // Bounded: a model's widths and counts are positive and far from overflowing.
