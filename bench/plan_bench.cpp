@@ -1,8 +1,10 @@
 // kbp-plan-bench: how long planning takes, and how it grows with the number of layers.
 //
-// Prints the time of one plan (GLM-5.3-Flash decode), of all 17 arms the seed's planner ran,
-// and of synthetic GLM configs with 125 to 1,000 layers, with the time per layer, so a reader
-// can see the cost is linear in layers. Best of N runs each.
+// Prints the time to load and check the catalog, of one plan (GLM-5.3-Flash decode) as
+// `kbp plan` makes it (catalog loaded included), of all 17 arms the seed's planner ran as
+// `kbp plan --arms all` makes them (one catalog for all), and of synthetic GLM configs with 125
+// to 1,000 layers planned with a loaded catalog, with the time per layer, so a reader can see
+// the cost is linear in layers. Best of N runs each.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,14 +23,15 @@ namespace {
 
 using kbp::bench::best_ms;
 
-kbp::planner::PlanOutput plan_or_die(const kbp::planner::PlanRequest& r) {
-    auto p = kbp::planner::make_plan(r);
-    if (!p) {
-        std::fprintf(stderr, "kbp-plan-bench: %s\n", p.error().text().c_str());
+template <class T> T or_die(kbp::Result<T> r) {
+    if (!r) {
+        std::fprintf(stderr, "kbp-plan-bench: %s\n", r.error().text().c_str());
         std::exit(2);
     }
-    return std::move(*p);
+    return std::move(*r);
 }
+
+kbp::planner::PlanOutput plan_or_die(const kbp::planner::PlanRequest& r) { return or_die(kbp::planner::make_plan(r)); }
 
 }  // namespace
 
@@ -39,6 +42,8 @@ int main(int argc, char** argv) {
     r.config_path = config;
     r.command = "kbp-plan-bench";
 
+    double load = best_ms(runs, [&] { (void)or_die(kbp::planner::Planner::load(std::nullopt)); });
+    const auto planner = or_die(kbp::planner::Planner::load(std::nullopt));
     std::size_t nodes = 0;
     double one = best_ms(runs, [&] { nodes = plan_or_die(r).blueprint.nodes.size(); });
     double validate = 0;
@@ -51,10 +56,11 @@ int main(int argc, char** argv) {
             auto a = r;
             a.arm = arm;
             a.rows = rows;
-            (void)plan_or_die(a);
+            (void)or_die(planner.plan(a));
         }
     });
     std::printf("config: %s, best of %d runs\n\n", config.c_str(), runs);
+    std::printf("catalog load and check:              %8.2f ms\n", load);
     std::printf("one plan (decode, %zu nodes):        %8.2f ms  (validate %.2f ms)\n", nodes, one, validate);
     std::printf("all %zu arms:                          %8.2f ms  (%.2f ms per arm)\n\n", kbp::planner::standard_arms().size(), all, all / kbp::planner::standard_arms().size());
 
@@ -72,7 +78,7 @@ int main(int argc, char** argv) {
         auto s = r;
         s.config_path = path;
         std::size_t n = 0;
-        double ms = best_ms(std::max(1, runs / 2), [&] { n = plan_or_die(s).blueprint.nodes.size(); });
+        double ms = best_ms(std::max(1, runs / 2), [&] { n = or_die(planner.plan(s)).blueprint.nodes.size(); });
         std::printf("%8d %10zu %12.1f %14.1f\n", layers, n, ms, 1000.0 * ms / layers);
     }
     std::filesystem::remove_all(dir);

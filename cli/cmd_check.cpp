@@ -26,13 +26,13 @@ int run_check(int argc, char** argv) {
         auto b = schema::load_blueprint(file);
         if (!b) {
             std::cerr << b.error().text() << "\n";
-            result = static_cast<int>(ErrorCode::invalid_input);
+            result = exit_code(ErrorCode::invalid_input);
             continue;
         }
         auto problems = schema::validate(*b);
         if (!problems.empty()) {
             print_diagnostics(file, problems, max);
-            result = static_cast<int>(ErrorCode::invalid_input);
+            result = exit_code(ErrorCode::invalid_input);
             continue;
         }
         if (!quiet)

@@ -20,7 +20,7 @@ constexpr int exit_equal = 0, exit_different = 1, exit_trouble = 2;
 std::optional<schema::Blueprint> load_side(const std::string& file, int& code) {
     auto b = load_valid(file, code);
     if (!b) {
-        if (code != static_cast<int>(ErrorCode::output)) code = exit_trouble;
+        if (code != exit_code(ErrorCode::output)) code = exit_trouble;
         return std::nullopt;
     }
     if (auto s = exporters::ensure_flat(*b); !s) {

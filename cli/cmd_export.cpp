@@ -76,7 +76,7 @@ std::optional<schema::Blueprint> load_plan(const std::string& file, int& code) {
     auto b = load_valid(file, code);
     if (!b) return std::nullopt;
     if (auto s = ex::ensure_flat(*b); !s) {
-        code = report(Error{s.error().code, file + ": " + s.error().where, s.error().message});
+        code = report(s.error().with_context(file));
         return std::nullopt;
     }
     return b;
@@ -178,7 +178,7 @@ int run_render(int argc, char** argv) {
     }
     if (estimate.slow) std::cerr << "kbp render: note: " << estimate.advice << "\n";
     auto image = ex::render_view(*view, p->dot, options);
-    if (!image) return report(Error{image.error().code, file, image.error().message});
+    if (!image) return report(image.error().with_context(file));
     if (auto s = write_file_atomic(*out, *image); !s) return report(s.error());
     return 0;
 }

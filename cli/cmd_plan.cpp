@@ -73,8 +73,8 @@ std::optional<planner::PlanRequest> request_of(const char* command, const Args& 
 }
 
 // Plans one arm, validates the result, writes it; returns the exit code.
-int plan_one(const planner::PlanRequest& r, const std::string& out, bool compact, bool quiet) {
-    auto plan = planner::make_plan(r);
+int plan_one(const planner::Planner& planner, const planner::PlanRequest& r, const std::string& out, bool compact, bool quiet) {
+    auto plan = planner.plan(r);
     if (!plan) return report(plan.error());
     if (!quiet)
         for (const auto& w : plan->warnings) std::cerr << "kbp: warning: " << w << "\n";
@@ -97,7 +97,12 @@ int run_plan(int argc, char** argv) {
     if (!request) return code;
     bool compact = args->flag("--compact"), quiet = args->flag("--quiet");
     auto arms_value = args->value("--arms");
-    if (!arms_value) return plan_one(*request, args->value("--output").value_or("-"), compact, quiet);
+    auto load_planner = [&] { return planner::Planner::load(request->catalog_dir); };
+    if (!arms_value) {
+        auto planner = load_planner();
+        if (!planner) return report(planner.error());
+        return plan_one(*planner, *request, args->value("--output").value_or("-"), compact, quiet);
+    }
 
     // Several arms: one file each into the folder -o names.
     auto dir = args->value("--output");
@@ -128,6 +133,9 @@ int run_plan(int argc, char** argv) {
             start = comma + 1;
         }
     }
+    // One catalog, loaded and checked once, for every arm.
+    auto planner = load_planner();
+    if (!planner) return report(planner.error());
     std::error_code ec;
     std::filesystem::create_directories(*dir, ec);
     if (ec) return report(make_error(ErrorCode::output, *dir, ec.message()));
@@ -142,7 +150,7 @@ int run_plan(int argc, char** argv) {
             std::fprintf(stderr, "\r[%s%s] %zu/%zu %-24s", std::string(done, '#').c_str(), std::string(30 - done, '.').c_str(), i + 1,
                          arms.size(), name.c_str());
         }
-        if (int c = plan_one(r, (std::filesystem::path(*dir) / name).string(), compact, true); c != 0) return c;
+        if (int c = plan_one(*planner, r, (std::filesystem::path(*dir) / name).string(), compact, true); c != 0) return c;
     }
     if (bar) std::fprintf(stderr, "\n");
     if (!quiet) std::cerr << "kbp: wrote " << arms.size() << " plans to " << *dir << "\n";

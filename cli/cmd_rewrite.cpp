@@ -50,7 +50,7 @@ int run_expand(int argc, char** argv) {
     if (!b->collapsed) return report(make_error(ErrorCode::invalid_input, file + ": /collapsed", "no collapsed form to expand"));
     if (b->collapsed_only) {
         auto flat = schema::expand_templates(*b);
-        if (!flat) return report(Error{flat.error().code, file + ": " + flat.error().where, flat.error().message});
+        if (!flat) return report(flat.error().with_context(file));
         if (!flat->complete)
             return report(make_error(ErrorCode::unsupported, file + ": /collapsed/templates",
                                      "the templates lack steps, tensors or group rules; only a flat plan can be rebuilt "
@@ -77,7 +77,7 @@ int run_collapse(int argc, char** argv) {
     if (!b) return code;
     if (b->collapsed_only) return write(*b, *args);
     auto collapsed = schema::collapse_layers(*b, {.detail = true});
-    if (!collapsed) return report(Error{collapsed.error().code, file + ": " + collapsed.error().where, collapsed.error().message});
+    if (!collapsed) return report(collapsed.error().with_context(file));
     b->collapsed = std::move(*collapsed);
     auto flat = schema::expand_templates(*b);
     if (!flat || !flat->complete || !same_flat(*flat, *b))

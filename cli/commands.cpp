@@ -138,12 +138,12 @@ const Command* find_command(const std::string& name) {
 
 int report(const Error& error) {
     std::cerr << "kbp: error: " << error.text() << "\n";
-    return static_cast<int>(error.code);
+    return exit_code(error.code);
 }
 
 int usage_error(const std::string& command, const std::string& message) {
     std::cerr << "kbp " << command << ": " << message << " (see 'kbp " << command << " --help')\n";
-    return 1;
+    return exit_code(ErrorCode::usage);
 }
 
 }  // namespace kbp::cli

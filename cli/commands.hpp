@@ -1,6 +1,6 @@
 // The kbp subcommands. Each takes its arguments after the subcommand name, prints its own
-// output, and returns the process exit code: 0 ok, 1 usage, 2 invalid input, 3 output
-// error, 4 unsupported (kbp::ErrorCode).
+// output, and returns the process exit code: 0 ok, else kbp::exit_code of the error's code
+// (schema/result.hpp: 1 usage, 2 invalid input, 3 output error, 4 unsupported, 70 a bug).
 #pragma once
 
 #include <span>
@@ -35,7 +35,7 @@ const Command* find_command(const std::string& name);
 
 // Prints "kbp: error: <text>" on stderr and returns the error's exit code.
 int report(const kbp::Error& error);
-// Prints a usage error for `command` and returns 1.
+// Prints a usage error for `command` and returns its exit code (exit_code(ErrorCode::usage)).
 int usage_error(const std::string& command, const std::string& message);
 
 }  // namespace kbp::cli

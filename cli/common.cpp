@@ -48,7 +48,7 @@ std::optional<schema::Blueprint> load_valid(const std::string& file, int& exit_c
     if (!problems.empty()) {
         print_diagnostics(file, problems, max_problems);
         std::cerr << "kbp: error: " << file << ": invalid blueprint (" << problems.total() << " problems; 'kbp check' lists them)\n";
-        exit_code = static_cast<int>(ErrorCode::invalid_input);
+        exit_code = kbp::exit_code(ErrorCode::invalid_input);
         return std::nullopt;
     }
     return std::move(*b);

@@ -5,11 +5,12 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "schema/result.hpp"
 
 namespace {
 
 // Exit status of a bug caught at the last moment (sysexits.h's EX_SOFTWARE).
-constexpr int internal_error = 70;
+constexpr int internal_error = kbp::exit_code(kbp::ErrorCode::internal);
 
 void print_overview() {
     std::cout << "kbp " KBP_VERSION " - kernel blueprints for LLM inference (kbp-graph/v2)\n\n"
@@ -24,7 +25,7 @@ void print_overview() {
 int main(int argc, char** argv) {
     if (argc < 2) {
         print_overview();
-        return 1;
+        return kbp::exit_code(kbp::ErrorCode::usage);
     }
     std::string name = argv[1];
     if (name == "--help" || name == "-h" || name == "help") {
@@ -49,5 +50,5 @@ int main(int argc, char** argv) {
         return internal_error;
     }
     std::cerr << "kbp: error: unknown command '" << name << "' (see 'kbp --help')\n";
-    return 1;
+    return kbp::exit_code(kbp::ErrorCode::usage);
 }

@@ -55,7 +55,7 @@ Status Catalog::add(std::string relative, std::string origin, std::string text) 
     f.sha256 = schema::sha256_hex(text);
     f.text = std::move(text);
     f.json = std::move(*json);
-    files_[f.kind + "/" + f.name] = std::move(f);
+    (*files_)[f.kind + "/" + f.name] = std::move(f);
     return Ok{};
 }
 
@@ -83,13 +83,19 @@ Result<Catalog> Catalog::load(const std::optional<std::string>& override_dir) {
     return c;
 }
 
+Catalog Catalog::share() const {
+    Catalog c;
+    c.files_ = files_;
+    return c;
+}
+
 Result<const DataFile*> Catalog::get(const std::string& kind, const std::string& name_or_path) {
     namespace fs = std::filesystem;
     std::error_code ec;
     bool looks_like_path = name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".json");
     if (looks_like_path && fs::is_regular_file(name_or_path, ec)) return file(kind, name_or_path);
-    auto it = files_.find(kind + "/" + name_or_path);
-    if (it == files_.end()) {
+    auto it = files_->find(kind + "/" + name_or_path);
+    if (it == files_->end()) {
         std::vector<std::string> names;
         std::string known;
         for (const auto* f : all(kind)) {
@@ -124,7 +130,7 @@ Result<const DataFile*> Catalog::file(const std::string& kind, const std::string
 
 std::vector<const DataFile*> Catalog::all(const std::string& kind) const {
     std::vector<const DataFile*> out;
-    for (const auto& [key, f] : files_)
+    for (const auto& [key, f] : *files_)
         if (f.kind == kind) out.push_back(&f);
     return out;
 }

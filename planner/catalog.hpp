@@ -3,6 +3,11 @@
 // into kbp come first; `--catalog DIR` adds or replaces files by the same relative path, and a
 // name that is an existing path names a file directly. Every file is checked against its kind's
 // schema as it loads (check_data.hpp): a catalog that loads is one the passes can read.
+//
+// Loading and checking the catalog costs more than planning a small model, and it is the same
+// for every plan a process makes: a Catalog is loaded once (a Planner keeps it, plan.hpp) and
+// each plan or cost estimate works on a share() of it, which reads the loaded files in place
+// and keeps only the files that plan read by path (its config, a recipe named by path).
 #pragma once
 
 #include <map>
@@ -31,6 +36,10 @@ public:
     // The embedded files, then those under `override_dir` (if given).
     static Result<Catalog> load(const std::optional<std::string>& override_dir);
 
+    // A catalog holding the same loaded and checked files, not copied and not checked again,
+    // and none of the files this one read by path: what one plan starts from.
+    Catalog share() const;
+
     // The file of `kind` named `name_or_path`: an existing path, or a catalog name.
     Result<const DataFile*> get(const std::string& kind, const std::string& name_or_path);
     // The file at `path`, read now (a model config, or a data file outside the catalog).
@@ -41,7 +50,9 @@ public:
 private:
     Status add(std::string relative, std::string origin, std::string text);
 
-    std::map<std::string, DataFile> files_;  // by "kind/name"
+    // By "kind/name". Filled by load() alone, then never changed: shares of one catalog read it
+    // together (from several threads, too), and pointers into it stay valid while any share lives.
+    std::shared_ptr<std::map<std::string, DataFile>> files_ = std::make_shared<std::map<std::string, DataFile>>();
     std::vector<std::unique_ptr<DataFile>> loaded_;  // files named by path
 };
 

@@ -8,6 +8,7 @@
 #include "planner/expr.hpp"
 #include "planner/ir.hpp"
 #include "planner/plan.hpp"
+#include "planner/regex_cache.hpp"
 #include "planner/state_bytes.hpp"
 #include "schema/blueprint.hpp"
 #include "schema/names.hpp"
@@ -64,12 +65,8 @@ bool is_glob(const std::string& s) { return s.find_first_of("*?") != std::string
 
 // What is wrong with a "re:" pattern (std::regex would throw on it), or "".
 std::string regex_problem(const std::string& pattern) {
-    try {
-        std::regex(pattern.substr(3));
-        return "";
-    } catch (const std::regex_error& e) {
-        return "'" + pattern + "' is not a regular expression (" + e.what() + ")";
-    }
+    const auto& compiled = compiled_regex(std::string_view(pattern).substr(3));
+    return compiled.regex ? "" : "'" + pattern + "' is not a regular expression (" + compiled.problem + ")";
 }
 
 std::optional<SchemaProblem> at(const std::string& pointer, std::string message) { return SchemaProblem{pointer, std::move(message)}; }

@@ -75,6 +75,12 @@ std::optional<std::int64_t> cached_width(const schema::Blueprint& b, const Input
 Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& options) {
     auto catalog = Catalog::load(options.catalog_dir);
     if (!catalog) return catalog.error();
+    return estimate_cost(*catalog, b, options);
+}
+
+Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint& b, const CostOptions& options) {
+    // A target named by path is read into this estimate's own share of the catalog.
+    Catalog catalog = loaded.share();
     std::string target_name;
     if (options.target) {
         target_name = *options.target;
@@ -82,9 +88,9 @@ Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& 
         if (const auto* t = b.provenance->planner_header.find("target"); t && t->is_string()) target_name = t->string();
     }
     if (target_name.empty()) return make_error(ErrorCode::usage, "--target", "the plan names no target: pass --target NAME|FILE");
-    auto target = catalog->get("targets", target_name);
+    auto target = catalog.get("targets", target_name);
     if (!target && target_name.find('/') != std::string::npos)  // "gb10/model/recipe" style names
-        target = catalog->get("targets", target_name.substr(0, target_name.find('/')));
+        target = catalog.get("targets", target_name.substr(0, target_name.find('/')));
     if (!target) return target.error();
     const Json& t = (*target)->json;
 
@@ -136,7 +142,7 @@ Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& 
     const double sequences = (r.mode == "verify" || r.mode == "prefill") ? 1.0 : rows;
 
     auto wiring = wire(b);
-    const StateBytes state(b, *catalog);
+    const StateBytes state(b, catalog);
     if (!state.note().empty()) r.notes.push_back(state.note());
     auto symbol = [&](const char* name) { return b.symbol(name); };
     auto experts_of = [&](std::size_t node) -> std::optional<std::int64_t> {

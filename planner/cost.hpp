@@ -16,10 +16,12 @@
 
 namespace kbp::planner {
 
+class Catalog;
+
 struct CostOptions {
     std::int64_t context = 4096;          // tokens already in each sequence's cache
     std::optional<std::string> target;    // default: the plan's provenance names it
-    std::optional<std::string> catalog_dir;
+    std::optional<std::string> catalog_dir;  // read by the overload without a catalog
 };
 
 struct GroupCost {
@@ -51,6 +53,9 @@ struct CostReport {
     std::vector<std::string> notes;  // what the estimate leaves out (state a plan's symbols cannot size)
 };
 
+// With a catalog loaded once (a Planner's: its plans' fit checks): options.catalog_dir is not read.
+Result<CostReport> estimate_cost(const Catalog& catalog, const schema::Blueprint& plan, const CostOptions& options);
+// With a catalog of its own, loaded from options.catalog_dir (`kbp stats --cost`: one estimate).
 Result<CostReport> estimate_cost(const schema::Blueprint& plan, const CostOptions& options);
 std::string cost_text(const CostReport& report, std::size_t top_groups = 12);
 std::string cost_json(const CostReport& report);

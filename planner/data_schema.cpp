@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "planner/regex_cache.hpp"
 #include "schema/names.hpp"
 
 namespace kbp::planner {
@@ -206,17 +207,9 @@ private:
         if (k.min_length && k.min_length->is_number_integer() && text.size() < k.min_length->get<std::size_t>())
             return SchemaProblem{at, text.empty() ? "empty" : "'" + text + "' is shorter than " + k.min_length->dump() + " characters"};
         if (k.pattern && k.pattern->is_string()) {
-            // Compiling a std::regex costs far more than matching: keep each one compiled.
-            thread_local std::map<std::string, std::unique_ptr<std::regex>> patterns;
-            auto& re = patterns[k.pattern->get<std::string>()];
-            if (!re) {
-                try {
-                    re = std::make_unique<std::regex>(k.pattern->get<std::string>(), std::regex::ECMAScript);
-                } catch (const std::regex_error&) {
-                    return SchemaProblem{at, "the schema's pattern " + k.pattern->dump() + " is not a regular expression"};
-                }
-            }
-            if (!std::regex_search(text, *re)) return SchemaProblem{at, shown(Json(text)) + " does not match " + k.pattern->dump()};
+            const auto& compiled = compiled_regex(k.pattern->get_ref<const std::string&>());
+            if (!compiled.regex) return SchemaProblem{at, "the schema's pattern " + k.pattern->dump() + " is not a regular expression"};
+            if (!std::regex_search(text, *compiled.regex)) return SchemaProblem{at, shown(Json(text)) + " does not match " + k.pattern->dump()};
         }
         return std::nullopt;
     }

@@ -68,7 +68,7 @@ Status own_point(const Ir& ir, const Json& spec, const std::string& where, IrNod
         for (int d = 0; d < 2; ++d) {
             auto v = eval_expr((*shape)[d].is_string() ? (*shape)[d].get<std::string>() : (*shape)[d].dump(),
                                [&](std::string_view s) { return ir.symbol(s); });
-            if (!v) return make_error(ErrorCode::invalid_input, where + "/weight_shape/" + std::to_string(d), v.error().message);
+            if (!v) return v.error().with_context(where + "/weight_shape/" + std::to_string(d));
             point.emplace_back(names[d], *v);
         }
     }
@@ -141,7 +141,7 @@ Status expand_layers(Ir& ir) {
             std::string where = origin + ": /blocks/" + use.type + "/ops/" + std::to_string(k);
             if (spec.contains("if")) {
                 auto on = eval_expr(spec["if"].get<std::string>(), [&](std::string_view s) { return ir.symbol(s); });
-                if (!on) return make_error(ErrorCode::invalid_input, where + "/if", on.error().message);
+                if (!on) return on.error().with_context(where + "/if");
                 if (!*on) {
                     // An op left out hands its first input on in place of its outputs (no soft-cap: the logits),
                     // unless an alternative op has made them.

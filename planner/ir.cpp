@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "planner/data_schema.hpp"
+#include "planner/regex_cache.hpp"
 #include "planner/expr.hpp"
 
 namespace kbp::planner {
@@ -161,11 +162,9 @@ std::string role_of(const schema::Op& op) {
 
 bool name_matches(const std::string& pattern, const std::string& text) {
     if (pattern.rfind("re:", 0) == 0) {
-        // Compiling a std::regex costs far more than matching: keep each one compiled.
-        thread_local std::map<std::string, std::regex> compiled;
-        auto it = compiled.find(pattern);
-        if (it == compiled.end()) it = compiled.emplace(pattern, std::regex(pattern.substr(3))).first;
-        return std::regex_match(text, it->second);
+        // The catalog's check refused a "re:" that does not compile: every one here does.
+        const auto& compiled = compiled_regex(std::string_view(pattern).substr(3));
+        return compiled.regex && std::regex_match(text, *compiled.regex);
     }
     // Iterative glob with backtracking on the last '*'.
     std::size_t p = 0, t = 0, star = std::string::npos, mark = 0;

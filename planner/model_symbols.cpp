@@ -18,6 +18,18 @@ Error bad_config(const Ir& ir, const std::string& field, std::string message) {
     return make_error(ErrorCode::invalid_input, ir.config->origin + ": /" + field, std::move(message));
 }
 
+// A config's per-layer attention kinds against its layer count. It knows the field's JSON
+// pointer, not the file: its caller adds that (Result::context).
+Status check_layer_types(const Json& layer_types, std::optional<std::int64_t> layers) {
+    auto bad = [](const std::string& pointer, std::string message) { return make_error(ErrorCode::invalid_input, pointer, std::move(message)); };
+    if (!layer_types.is_array()) return bad("/layer_types", "expected an array of layer kinds");
+    if (layers && static_cast<std::int64_t>(layer_types.size()) != *layers)
+        return bad("/layer_types", std::to_string(layer_types.size()) + " entries for " + std::to_string(*layers) + " layers");
+    for (std::size_t i = 0; i < layer_types.size(); ++i)
+        if (!layer_types[i].is_string()) return bad("/layer_types/" + std::to_string(i), "expected a layer kind name");
+    return Ok{};
+}
+
 // The one config field a symbol's expression names, or "" when it names several.
 std::string lone_field(const std::string& expr) {
     for (char c : expr)
@@ -136,21 +148,15 @@ Status resolve_symbols(Ir& ir) {
         if (!c.is_object() || !c.contains("expr") || !c["expr"].is_string())
             return make_error(ErrorCode::invalid_input, where, "a check is {\"expr\": ..., \"field\": ..., \"message\": ...}");
         auto v = eval_expr(c["expr"].get<std::string>(), [&](std::string_view key) { return ir.symbol(key); });
-        if (!v) return make_error(ErrorCode::invalid_input, where + "/expr", v.error().message);
+        if (!v) return v.error().with_context(where + "/expr");
         if (*v) continue;
         return bad_config(ir, c.value("field", std::string()), ir.fill(c.value("message", c["expr"].get<std::string>())) +
                                                                   " (architecture '" + arch_name + "': " + c["expr"].get<std::string>() + ")");
     }
 
     // Per-layer attention kinds must cover the layers.
-    if (auto lt = cfg.find("layer_types"); lt != cfg.end() && !lt->is_null()) {
-        auto layers = ir.symbol("layers");
-        if (!lt->is_array()) return bad_config(ir, "layer_types", "expected an array of layer kinds");
-        if (layers && static_cast<std::int64_t>(lt->size()) != *layers)
-            return bad_config(ir, "layer_types", std::to_string(lt->size()) + " entries for " + std::to_string(*layers) + " layers");
-        for (std::size_t i = 0; i < lt->size(); ++i)
-            if (!(*lt)[i].is_string()) return bad_config(ir, "layer_types/" + std::to_string(i), "expected a layer kind name");
-    }
+    if (auto lt = cfg.find("layer_types"); lt != cfg.end() && !lt->is_null())
+        if (auto s = check_layer_types(*lt, ir.symbol("layers")).context(ir.config->origin); !s) return s;
 
     // Fields that describe the plan (rope scaling, tied embeddings, soft-caps, windows).
     schema::JsonObject described;

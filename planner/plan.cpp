@@ -26,19 +26,17 @@ const std::array<ArmRun, 17> standard{{
     {"verify", 2},     {"verify", 3},     {"verify", 4},     {"verify", 8},     {"draft", 1},
 }};
 
-Result<Ir> run(const PlanRequest& request) {
-    auto catalog = Catalog::load(request.catalog_dir);
-    if (!catalog) return catalog.error();
+Result<Ir> run(const Catalog& loaded, const PlanRequest& request) {
+    // This plan's own catalog: the loaded files shared, plus the ones it reads by path.
+    Catalog catalog = loaded.share();
     Ir ir;
     ir.request = request;
-    for (auto pass : {resolve_inputs}) {
-        if (auto s = pass(ir, *catalog); !s) return s.error();
-    }
+    if (auto s = resolve_inputs(ir, catalog); !s) return s.error();
     for (auto pass : {expand_layers, assign_precision, insert_smoothing, insert_quant, choose_kernels, form_groups, assign_fraction_bits,
                       describe_steps, check_budgets})
         if (auto s = pass(ir); !s) return s.error();
     // The catalog owns the data files the Ir points at: keep it alive with the Ir.
-    ir.catalog = std::make_shared<Catalog>(std::move(*catalog));
+    ir.catalog = std::make_shared<Catalog>(std::move(catalog));
     return ir;
 }
 
@@ -48,8 +46,26 @@ std::span<const ArmSpec> arm_specs() { return arms; }
 
 std::span<const ArmRun> standard_arms() { return standard; }
 
+Result<Planner> Planner::load(const std::optional<std::string>& catalog_dir) {
+    auto catalog = Catalog::load(catalog_dir);
+    if (!catalog) return catalog.error();
+    return Planner(std::move(*catalog));
+}
+
 Result<PlanOutput> make_plan(const PlanRequest& request) {
-    auto ir = run(request);
+    auto planner = Planner::load(request.catalog_dir);
+    if (!planner) return planner.error();
+    return planner->plan(request);
+}
+
+Result<std::string> why_node(const PlanRequest& request, const std::string& node_id) {
+    auto planner = Planner::load(request.catalog_dir);
+    if (!planner) return planner.error();
+    return planner->why(request, node_id);
+}
+
+Result<PlanOutput> Planner::plan(const PlanRequest& request) const {
+    auto ir = run(catalog_, request);
     if (!ir) return ir.error();
     auto b = build_blueprint(*ir);
     if (!b) return b.error();
@@ -63,8 +79,7 @@ Result<PlanOutput> make_plan(const PlanRequest& request) {
     }
     // Does the model fit the device: every weight plus the caches at the default context.
     CostOptions fit;
-    fit.catalog_dir = request.catalog_dir;
-    if (auto cost = estimate_cost(*b, fit); cost && cost->memory_bytes > 0) {
+    if (auto cost = estimate_cost(catalog_, *b, fit); cost && cost->memory_bytes > 0) {
         double need = cost->stored_weight_bytes + cost->resident_state_bytes;
         if (need > cost->memory_bytes)
             ir->warnings.push_back(ir->target->origin + ": /memory_bytes: the model needs " + schema::megabytes(need) + " (weights " +
@@ -77,8 +92,8 @@ Result<PlanOutput> make_plan(const PlanRequest& request) {
     return PlanOutput{std::move(*b), ir->warnings};
 }
 
-Result<std::string> why_node(const PlanRequest& request, const std::string& node_id) {
-    auto ir = run(request);
+Result<std::string> Planner::why(const PlanRequest& request, const std::string& node_id) const {
+    auto ir = run(catalog_, request);
     if (!ir) return ir.error();
     for (const auto& n : ir->nodes) {
         if (n.node.id != node_id) continue;

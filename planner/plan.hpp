@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "planner/catalog.hpp"
 #include "schema/blueprint.hpp"
 #include "schema/result.hpp"
 
@@ -37,7 +38,7 @@ struct PlanRequest {
     std::optional<std::string> recipe;  // name or path; default: the config's, else the architecture's
     std::optional<std::string> ranges;  // calibrated ranges (kbp-ranges/v1) for FixedPoint32 formats
     std::vector<std::pair<std::string, std::string>> settings;  // --set key=value
-    std::optional<std::string> catalog_dir;
+    std::optional<std::string> catalog_dir;  // read by make_plan and why_node; a Planner has its catalog
     std::string command;  // the command line, for provenance
 };
 
@@ -46,10 +47,33 @@ struct PlanOutput {
     std::vector<std::string> warnings;  // e.g. a recipe entry that matched nothing
 };
 
+// A planner keeps its catalog: loaded and checked once, then read by every plan it makes (the
+// 17 arms of `kbp plan --arms all`, `kbp why`'s replay, each plan's fit check). It is the
+// ninja-like choice over a process-wide cache keyed by catalog folder: who loads the catalog,
+// and when, is in plain sight, and a --catalog folder edited while a process runs (the viewer)
+// is read again by loading a new Planner rather than going stale in a hidden cache.
+// plan() and why() only read the Planner: several threads may plan with one.
+class Planner {
+public:
+    // The embedded catalog, then the files of `catalog_dir` (if given); an error names the file.
+    static Result<Planner> load(const std::optional<std::string>& catalog_dir);
+    explicit Planner(Catalog catalog) : catalog_(std::move(catalog)) {}
+
+    // The plan `request` describes (its catalog_dir is not read: this planner's catalog is used).
+    Result<PlanOutput> plan(const PlanRequest& request) const;
+    // The decisions behind one node of the plan `request` describes: recipe entry, kernel table
+    // row and fusion rule (with the rules it beat). Used by `kbp why`.
+    Result<std::string> why(const PlanRequest& request, const std::string& node_id) const;
+    const Catalog& catalog() const { return catalog_; }
+
+private:
+    Catalog catalog_;
+};
+
+// One plan with a catalog of its own (loaded from request.catalog_dir): Planner::plan.
 Result<PlanOutput> make_plan(const PlanRequest& request);
 
-// The decisions behind one node of the plan `request` describes: recipe entry, kernel table
-// row and fusion rule (with the rules it beat). Used by `kbp why`.
+// Planner::why with a catalog of its own (loaded from request.catalog_dir).
 Result<std::string> why_node(const PlanRequest& request, const std::string& node_id);
 
 struct ArmSpec {

@@ -120,7 +120,7 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     };
     // A name the catalog lacks is an error where the name was given; a file that does not load, in the file.
     auto at_name = [&](const Error& e, const std::string& name, const std::string& where) {
-        return e.where == name ? make_error(e.code, where, e.message) : e;
+        return e.where == name ? e.at(where) : e;
     };
     const std::string recipe_default = ir.architecture->origin + ": /defaults/recipe";
     if (recipe_name.empty()) return unsupported(recipe_default, "missing, and " + cfg_name + " names no kbp.recipe: pass --recipe NAME|FILE");

@@ -270,6 +270,8 @@ TEST_CASE("families: a config that cannot be a model is refused at the field", "
         {"llama-3.1-8b", "/intermediate_size", [](OJson& c) { c["intermediate_size"] = -1; }, "negative"},
         {"qwen3-30b-a3b", "/num_experts_per_tok", [](OJson& c) { c["num_experts_per_tok"] = 200; }, "top_k 200 is not between 1 and the 128 experts"},
         {"gpt-oss-20b", "/layer_types", [](OJson& c) { c["layer_types"].erase(0); }, "23 entries for 24 layers"},
+        // A helper that knows only the pointer; the planner adds the config's path (Result::context).
+        {"gpt-oss-20b", "/layer_types/7", [](OJson& c) { c["layer_types"][7] = 3; }, "expected a layer kind name"},
         {"deepseek-v3", "/topk_group", [](OJson& c) { c["topk_group"] = 9; }, "topk_group 9 is not between 1 and n_group 8"},
         {"deepseek-v3", "/n_group", [](OJson& c) { c["n_group"] = 7; }, "7 groups do not divide 256 routed experts"},
     };

@@ -62,7 +62,7 @@ public:
     int run() {
         if (auto s = open_plans(); !s) {
             std::cerr << "kbp-view: error: " << s.error().text() << "\n";
-            return static_cast<int>(s.error().code);
+            return kbp::exit_code(s.error().code);
         }
         if (o_.bench_frames > 0) return bench();
         if (o_.screenshot || o_.dump_state) return headless();
@@ -185,7 +185,7 @@ private:
             if (i + 1 == o_.frames && o_.screenshot) {
                 if (auto s = window_->write_png(*o_.screenshot); !s) {
                     std::cerr << "kbp-view: error: " << s.error().text() << "\n";
-                    return 3;
+                    return kbp::exit_code(kbp::ErrorCode::output);
                 }
             }
             window_->swap();
@@ -193,7 +193,7 @@ private:
         if (o_.dump_state)
             if (auto s = write_file_atomic(*o_.dump_state, model_.state_json(ui_.last_stats())); !s) {
                 std::cerr << "kbp-view: error: " << s.error().text() << "\n";
-                return 3;
+                return kbp::exit_code(kbp::ErrorCode::output);
             }
         return 0;
     }
@@ -208,7 +208,7 @@ private:
         const Document* d = model_.document(model_.shown_side());
         if (!d || !model_.scene()) {
             std::cerr << "kbp-view: error: no plan to measure\n";
-            return 2;
+            return kbp::exit_code(kbp::ErrorCode::invalid_input);
         }
         std::size_t rows = model_.scene()->rows().size();
         std::printf("plan: %s (%zu ops, %zu rows on the canvas)\n", d->path().c_str(), d->plan().nodes.size(), rows);
@@ -261,7 +261,7 @@ int main(int argc, char** argv) {
     auto options = app::parse_options(argc, argv);
     if (!options) {
         std::cerr << "kbp-view: " << options.error().message << " (see 'kbp-view --help')\n";
-        return 1;
+        return kbp::exit_code(kbp::ErrorCode::usage);
     }
     if (options->help) {
         std::cout << app::usage_text;
@@ -276,7 +276,7 @@ int main(int argc, char** argv) {
     auto window = app::Window::open(options->width, options->height, "kbp-view", !headless);
     if (!window) {
         std::cerr << "kbp-view: error: " << window.error().text() << "\n";
-        return 4;
+        return kbp::exit_code(kbp::ErrorCode::unsupported);
     }
     App app(std::move(*options), std::move(*window), started);
     return app.run();
