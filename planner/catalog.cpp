@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "planner/check_data.hpp"
 #include "planner/embedded_data.hpp"
@@ -12,21 +13,54 @@
 namespace kbp::planner {
 namespace {
 
+// Data files nest a few levels; a value nested deeper is refused before it is parsed, because
+// nlohmann copies and compares values recursively (100,000 levels overflow the stack under ASan).
+constexpr std::size_t max_nesting = 256;
+
+// "FILE:LINE:COL" of byte `at` of `text`.
+std::string text_position(const std::string& text, std::size_t at, const std::string& origin) {
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i < at && i < text.size(); ++i) {
+        if (text[i] == '\n') ++line, col = 1;
+        else ++col;
+    }
+    return origin + ":" + std::to_string(line) + ":" + std::to_string(col);
+}
+
+// The byte where `text` first opens a value more than max_nesting deep, if it does.
+std::optional<std::size_t> too_deep(const std::string& text) {
+    std::size_t depth = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\') ++i;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > max_nesting) return i;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return std::nullopt;
+}
+
 Result<nlohmann::ordered_json> parse(const std::string& text, const std::string& origin) {
+    if (auto at = too_deep(text))
+        return make_error(ErrorCode::invalid_input, text_position(text, *at, origin),
+                          "nested deeper than " + std::to_string(max_nesting) + " levels (a data file needs a few)");
     try {
-        return nlohmann::ordered_json::parse(text);
+        auto json = nlohmann::ordered_json::parse(text);
+        return Result<nlohmann::ordered_json>(std::move(json));
     } catch (const nlohmann::json::parse_error& e) {
         // "FILE:LINE:COL: what", as the blueprint reader says it.
         std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
-        std::size_t line = 1, col = 1;
-        for (std::size_t i = 0; i < at; ++i) {
-            if (text[i] == '\n') ++line, col = 1;
-            else ++col;
-        }
         std::string what = e.what();
         if (auto colon = what.find(": ", what.find("column")); colon != std::string::npos) what = what.substr(colon + 2);
         else if (auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
-        return make_error(ErrorCode::invalid_input, origin + ":" + std::to_string(line) + ":" + std::to_string(col), what);
+        return make_error(ErrorCode::invalid_input, text_position(text, at, origin), what);
     }
 }
 
