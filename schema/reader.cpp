@@ -141,14 +141,21 @@ template <class T, class F> void read_list(element e, const Path& p, std::vector
     }
 }
 
+// Lists are sized once from the DOM (which knows their length): no regrowth per item.
 std::vector<std::string> read_strings(element e, const Path& p) {
     std::vector<std::string> out;
-    each(e, p, [&](element item, const Path& ip) { out.push_back(read_string(item, ip)); });
+    out.reserve(read_array(e, p).size());
+    each(e, p, [&](element item, const Path& ip) {
+        std::string_view s;
+        if (item.get_string().get(s)) wrong_type(item, ip, "a string");
+        out.emplace_back(s);
+    });
     return out;
 }
 
 std::vector<std::int64_t> read_ints(element e, const Path& p, std::int64_t lo, std::int64_t hi) {
     std::vector<std::int64_t> out;
+    out.reserve(read_array(e, p).size());
     each(e, p, [&](element item, const Path& ip) { out.push_back(read_int(item, ip, lo, hi)); });
     return out;
 }
@@ -164,12 +171,14 @@ JsonValue to_json(element e) {
         case element_type::ARRAY: {
             JsonArray a;
             simdjson::dom::array items = e.get_array().value_unsafe();
+            a.reserve(items.size());
             for (element item : items) a.push_back(to_json(item));
             return a;
         }
         case element_type::OBJECT: {
             JsonObject o;
             simdjson::dom::object fields = e.get_object().value_unsafe();
+            o.reserve(fields.size());
             for (auto field : fields)
                 o.emplace_back(std::string(field.key), to_json(field.value));
             return o;
