@@ -90,8 +90,6 @@ template <class T> constexpr std::size_t field_count() { return std::tuple_size_
 
 // ---- the tables ------------------------------------------------------------------------------
 
-using P = Presence;
-
 template <> inline constexpr auto record_fields<Precision> = std::tuple{
     field("weight", &Precision::weight),
     field("activation", &Precision::activation),
@@ -106,12 +104,12 @@ template <> inline constexpr auto record_fields<Requant> = std::tuple{
 
 template <> inline constexpr auto record_fields<Arm> = std::tuple{
     field("mode", &Arm::mode),
-    field("rows", &Arm::rows, P::required, 1, max_rows),
-    field("digest", &Arm::digest, P::optional_or_null),
+    field("rows", &Arm::rows, Presence::required, 1, max_rows),
+    field("digest", &Arm::digest, Presence::optional_or_null),
 };
 
 template <> inline constexpr auto record_fields<Layer> = std::tuple{
-    field("index", &Layer::index, P::required, 0, max_index),
+    field("index", &Layer::index, Presence::required, 0, max_index),
     field("kind", &Layer::kind),
     field("template", &Layer::template_name),
     field("blocks", &Layer::blocks),
@@ -119,48 +117,48 @@ template <> inline constexpr auto record_fields<Layer> = std::tuple{
 
 template <> inline constexpr auto record_fields<Node> = std::tuple{
     field("id", &Node::id),
-    field("order", &Node::order, P::required, 0, max_index),
-    field("layer", &Node::layer, P::required, 0, max_index),
+    field("order", &Node::order, Presence::required, 0, max_index),
+    field("layer", &Node::layer, Presence::required, 0, max_index),
     field("block", &Node::block),
     field("block_type", &Node::block_type),
     field("kind", &Node::kind),
     field("op", &Node::op),
-    field("roles", &Node::roles, P::lenient),
-    field("inserted", &Node::inserted, P::lenient),
+    field("roles", &Node::roles, Presence::lenient),
+    field("inserted", &Node::inserted, Presence::lenient),
     field("precision", &Node::precision),
-    field("steps", &Node::steps, P::lenient),
-    field("group", &Node::group, P::required, 0, max_index),
+    field("steps", &Node::steps, Presence::lenient),
+    field("group", &Node::group, Presence::required, 0, max_index),
     field("kernel", &Node::kernel),
-    field("template_args", &Node::template_args, P::optional_or_null, -max_template_value, max_template_value),
+    field("template_args", &Node::template_args, Presence::optional_or_null, -max_template_value, max_template_value),
     field("family", &Node::family),
-    field("point", &Node::point, P::lenient),
+    field("point", &Node::point, Presence::lenient),
     field("compute", &Node::compute),
-    field("numerics", &Node::numerics, P::lenient),
+    field("numerics", &Node::numerics, Presence::lenient),
     field("where", &Node::where),
-    field("state", &Node::state, P::lenient),
+    field("state", &Node::state, Presence::lenient),
 };
 
 template <> inline constexpr auto record_fields<Edge> = std::tuple{
     field("id", &Edge::id),
-    field("from", &Edge::from, P::required, 0, max_index),
-    field("to", &Edge::to, P::required, 0, max_index),
+    field("from", &Edge::from, Presence::required, 0, max_index),
+    field("to", &Edge::to, Presence::required, 0, max_index),
     field("format", &Edge::format),
     field("rows", &Edge::rows),
     field("dim", &Edge::dim),
     field("fused", &Edge::fused),
-    field("dim_value", &Edge::dim_value, P::required, 0, max_dim),
-    field("bytes_per_token", &Edge::bytes_per_token, P::required, 0, max_bytes),
-    field("requant", &Edge::requant, P::lenient),
+    field("dim_value", &Edge::dim_value, Presence::required, 0, max_dim),
+    field("bytes_per_token", &Edge::bytes_per_token, Presence::required, 0, max_bytes),
+    field("requant", &Edge::requant, Presence::lenient),
 };
 
 template <> inline constexpr auto record_fields<Group> = std::tuple{
-    field("id", &Group::id, P::required, 0, max_index),
+    field("id", &Group::id, Presence::required, 0, max_index),
     field("rule", &Group::rule),
     field("kernels", &Group::kernels),
     field("where", &Group::where),
     field("numerics", &Group::numerics),
     field("compute", &Group::compute),
-    field("nodes", &Group::nodes, P::required, 0, max_index),
+    field("nodes", &Group::nodes, Presence::required, 0, max_index),
 };
 
 template <> inline constexpr auto record_fields<TemplateNode> = std::tuple{
@@ -170,17 +168,17 @@ template <> inline constexpr auto record_fields<TemplateNode> = std::tuple{
     field("block_type", &TemplateNode::block_type),
     field("precision", &TemplateNode::precision),
     field("kernel", &TemplateNode::kernel),
-    field("template_args", &TemplateNode::template_args, P::optional_or_null, -max_template_value, max_template_value),
+    field("template_args", &TemplateNode::template_args, Presence::optional_or_null, -max_template_value, max_template_value),
     field("family", &TemplateNode::family),
     field("compute", &TemplateNode::compute),
     field("where", &TemplateNode::where),
-    field("group", &TemplateNode::group, P::required, 0, max_index),
+    field("group", &TemplateNode::group, Presence::required, 0, max_index),
     field("inserted", &TemplateNode::inserted),
-    field("roles", &TemplateNode::roles, P::optional),
-    field("steps", &TemplateNode::steps, P::optional),
-    field("point", &TemplateNode::point, P::optional),
-    field("numerics", &TemplateNode::numerics, P::optional),
-    field("state", &TemplateNode::state, P::optional),
+    field("roles", &TemplateNode::roles, Presence::optional),
+    field("steps", &TemplateNode::steps, Presence::optional),
+    field("point", &TemplateNode::point, Presence::optional),
+    field("numerics", &TemplateNode::numerics, Presence::optional),
+    field("state", &TemplateNode::state, Presence::optional),
 };
 
 // A template edge's tensor: inline in the edge, or a port's out_tensor.
@@ -188,9 +186,9 @@ template <> inline constexpr auto record_fields<EdgeDetail> = std::tuple{
     field("id", &EdgeDetail::id),
     field("rows", &EdgeDetail::rows),
     field("dim", &EdgeDetail::dim),
-    field("dim_value", &EdgeDetail::dim_value, P::required, 0, max_dim),
-    field("bytes_per_token", &EdgeDetail::bytes_per_token, P::required, 0, max_bytes),
-    field("requant", &EdgeDetail::requant, P::lenient),
+    field("dim_value", &EdgeDetail::dim_value, Presence::required, 0, max_dim),
+    field("bytes_per_token", &EdgeDetail::bytes_per_token, Presence::required, 0, max_bytes),
+    field("requant", &EdgeDetail::requant, Presence::lenient),
 };
 
 template <> inline constexpr auto record_fields<TemplateGroup> = std::tuple{
@@ -202,9 +200,9 @@ template <> inline constexpr auto record_fields<TemplateGroup> = std::tuple{
 };
 
 template <> inline constexpr auto record_fields<Ports> = std::tuple{
-    field("in", &Ports::in, P::required, 0, max_index),
-    field("out", &Ports::out, P::required, 0, max_index),
-    field("out_tensor", &Ports::out_tensor, P::optional),
+    field("in", &Ports::in, Presence::required, 0, max_index),
+    field("out", &Ports::out, Presence::required, 0, max_index),
+    field("out_tensor", &Ports::out_tensor, Presence::optional),
 };
 
 template <> inline constexpr auto record_fields<FileDigest> = std::tuple{
@@ -215,16 +213,16 @@ template <> inline constexpr auto record_fields<FileDigest> = std::tuple{
 // explain.families and explain.formats: objects keyed by the family's or format's name.
 template <> inline constexpr auto record_fields<FamilyDoc> = std::tuple{
     field("description", &FamilyDoc::description),
-    field("about", &FamilyDoc::about, P::optional),
-    field("numerics", &FamilyDoc::numerics, P::optional),
-    field("math", &FamilyDoc::math, P::optional),
+    field("about", &FamilyDoc::about, Presence::optional),
+    field("numerics", &FamilyDoc::numerics, Presence::optional),
+    field("math", &FamilyDoc::math, Presence::optional),
 };
 
 template <> inline constexpr auto record_fields<FormatDoc> = std::tuple{
     field("title", &FormatDoc::title),
-    field("description", &FormatDoc::description, P::lenient),
-    field("math", &FormatDoc::math, P::defaulted),
-    field("encode", &FormatDoc::encode, P::defaulted),
+    field("description", &FormatDoc::description, Presence::lenient),
+    field("math", &FormatDoc::math, Presence::defaulted),
+    field("encode", &FormatDoc::encode, Presence::defaulted),
 };
 
 }  // namespace kbp::schema
