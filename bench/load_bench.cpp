@@ -5,8 +5,9 @@
 //   simdjson On-Demand walk of every value (compiled into this program: its kernel depends
 //   on the build's -march), nlohmann::json::parse, kbp read (parse + model), kbp validate,
 //   kbp full load (read + validate), kbp write (compact and pretty).
-// and prints the ratios the project tracks: full load / simdjson parse (goal <= 3) and
-// nlohmann parse / full load (goal >= 3).
+// and prints the ratios the project tracks: full load / simdjson parse (goal <= 3),
+// nlohmann parse / full load (goal >= 3), write compact / full load (goal <= 1) and write
+// pretty / full load (goal <= 1.5).
 #include <simdjson.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "bench/alloc_count.hpp"
 #include "bench/timing.hpp"
 #include "schema/file_io.hpp"
 #include "schema/reader.hpp"
@@ -91,6 +93,13 @@ int main(int argc, char** argv) {
     double t_write_compact = best_ms(std::max(1, runs / 3), [&] { (void)kbp::schema::write_blueprint(model, {.pretty = false}); });
     double t_write_pretty = best_ms(std::max(1, runs / 3), [&] { (void)kbp::schema::write_blueprint(model, {.pretty = true}); });
 
+    // Heap allocations of one full load and one compact write (after the parser's buffers exist).
+    std::size_t alloc_load = kbp::bench::allocations_during([&] {
+        auto b = kbp::schema::read_blueprint(json, path);
+        if (!b || !kbp::schema::validate(*b).empty()) std::abort();
+    });
+    std::size_t alloc_write = kbp::bench::allocations_during([&] { (void)kbp::schema::write_blueprint(model, {.pretty = false}); });
+
     auto mbps = [&](double ms) { return json.size() / (ms * 1e-3) / 1e6; };
     std::printf("\n%-40s %9s %10s\n", "step", "ms", "MB/s");
     std::printf("%-40s %9.3f %10.0f\n", "simdjson DOM parse", t_dom, mbps(t_dom));
@@ -101,9 +110,14 @@ int main(int argc, char** argv) {
     std::printf("%-40s %9.3f %10.0f\n", "kbp full load (read + validate)", t_full, mbps(t_full));
     std::printf("%-40s %9.3f\n", "kbp write compact", t_write_compact);
     std::printf("%-40s %9.3f\n", "kbp write pretty", t_write_pretty);
+    std::printf("\nallocations: full load %zu (%.1f per node), compact write %zu\n", alloc_load,
+                static_cast<double>(alloc_load) / static_cast<double>(std::max<std::size_t>(1, model.nodes.size())), alloc_write);
     double r1 = t_full / t_dom, r2 = t_nlohmann / t_full;
     std::printf("\nratio full load / simdjson DOM parse:   %.2f  (goal <= 3)  %s\n", r1, r1 <= 3 ? "met" : "NOT met");
     std::printf("ratio nlohmann parse / full load:       %.2f  (goal >= 3)  %s\n", r2, r2 >= 3 ? "met" : "NOT met");
+    double r3 = t_write_compact / t_full, r4 = t_write_pretty / t_full;
+    std::printf("ratio write compact / full load:        %.2f  (goal <= 1)  %s\n", r3, r3 <= 1 ? "met" : "NOT met");
+    std::printf("ratio write pretty / full load:         %.2f  (goal <= 1.5)  %s\n", r4, r4 <= 1.5 ? "met" : "NOT met");
     std::printf("ratio On-Demand walk / DOM parse:       %.2f\n", t_od / t_dom);
     return 0;
 }

@@ -4,7 +4,8 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <unordered_map>
+#include <cstdint>
+#include <span>
 #include <vector>
 
 namespace kbp::schema {
@@ -74,28 +75,56 @@ template <> std::span<const std::string_view> name_table<RowSpaceId>() { return 
 template <> std::span<const std::string_view> name_table<ArmModeId>() { return arm_mode_names; }
 template <> std::span<const std::string_view> name_table<RequantAtId>() { return requant_at_names; }
 
-// Name -> value index of E's table, built once (names are looked up for every node read).
-template <class E> const std::unordered_map<std::string_view, std::size_t>& index_of() {
-    static const auto index = [] {
-        std::unordered_map<std::string_view, std::size_t> m;
-        auto table = name_table<E>();
-        for (std::size_t i = 1; i < table.size(); ++i) m.emplace(table[i], i);
-        return m;
-    }();
+// Name -> value index of E's table, built once. Names are looked up several times for every
+// node and edge read, so this is an open-addressed table with a cheap hash (FNV-1a) and a
+// power-of-two mask instead of std::unordered_map's murmur hash and modulo.
+class NameIndex {
+public:
+    explicit NameIndex(std::span<const std::string_view> table) {
+        std::size_t size = 8;
+        while (size < 2 * table.size()) size *= 2;
+        slots_.assign(size, 0);
+        mask_ = size - 1;
+        table_ = table;
+        for (std::size_t i = 1; i < table.size(); ++i) {
+            std::size_t at = hash(table[i]) & mask_;
+            while (slots_[at] != 0) at = (at + 1) & mask_;
+            slots_[at] = static_cast<std::uint32_t>(i);
+        }
+    }
+    // The value index of `name`, or 0 (unknown).
+    std::size_t find(std::string_view name) const {
+        for (std::size_t at = hash(name) & mask_;; at = (at + 1) & mask_) {
+            std::uint32_t i = slots_[at];
+            if (i == 0 || table_[i] == name) return i;
+        }
+    }
+
+private:
+    static std::size_t hash(std::string_view s) {
+        std::uint64_t h = 14695981039346656037ull;
+        for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+        return static_cast<std::size_t>(h ^ (h >> 29));
+    }
+    std::vector<std::uint32_t> slots_;  // 0 = empty, else an index into table_
+    std::size_t mask_ = 0;
+    std::span<const std::string_view> table_;
+};
+
+template <class E> const NameIndex& index_of() {
+    static const NameIndex index(name_table<E>());
     return index;
 }
 
 template <class E> Named<E> Named<E>::parse(std::string_view text) {
-    const auto& index = index_of<E>();
-    if (auto it = index.find(text); it != index.end()) return Named{static_cast<E>(it->second), {}};
+    if (std::size_t i = index_of<E>().find(text); i != 0) return Named{static_cast<E>(i), {}};
     return Named{E::unknown, std::string(text)};
 }
 
 // Fixed-point formats carry their fractional bits in the name: "fx32/f23".
 template <> Named<FormatId> Named<FormatId>::parse(std::string_view text) {
-    const auto& index = index_of<FormatId>();
-    if (auto it = index.find(text); it != index.end() && static_cast<FormatId>(it->second) != FormatId::fx32)
-        return Named{static_cast<FormatId>(it->second), {}};
+    if (std::size_t i = index_of<FormatId>().find(text); i != 0 && static_cast<FormatId>(i) != FormatId::fx32)
+        return Named{static_cast<FormatId>(i), {}};
     constexpr std::string_view fx = "fx32/f";
     if (text.size() > fx.size() && text.substr(0, fx.size()) == fx) {
         int bits = -1;

@@ -119,7 +119,13 @@ template <class E> struct Named {
         return name_table<E>()[static_cast<std::size_t>(id)];
     }
     bool known() const { return id != E::unknown; }
-    bool operator==(const Named& o) const { return id == o.id && name() == o.name(); }
+    // Two known names without a spelling are equal by id alone: no string compare on the hot path
+    // (the validator and the diff compare formats of every edge).
+    bool operator==(const Named& o) const {
+        if (id != o.id) return false;
+        if (spelling.empty() && o.spelling.empty()) return true;
+        return name() == o.name();
+    }
 };
 
 using Format = Named<FormatId>;

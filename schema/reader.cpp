@@ -11,19 +11,13 @@
 #include <span>
 
 #include "file_io.hpp"
+#include "record_fields.hpp"
 
 namespace kbp::schema {
 namespace {
 
 using simdjson::dom::element;
 using simdjson::dom::element_type;
-
-// Upper bounds that no real plan reaches; beyond them a number is corrupt, not big.
-constexpr std::int64_t max_index = (std::int64_t{1} << 31) - 1;  // nodes, edges, groups, layers
-constexpr std::int64_t max_rows = std::int64_t{1} << 20;         // rows in one step (a 1M-token prefill)
-constexpr std::int64_t max_dim = std::int64_t{1} << 40;          // one tensor's width
-constexpr std::int64_t max_bytes = std::int64_t{1} << 48;        // bytes per token
-constexpr std::int64_t max_template_value = std::int64_t{1} << 40;  // a kernel template argument
 
 // A JSON pointer, kept as a chain of stack frames and rendered only on error.
 struct Path {
@@ -147,14 +141,21 @@ template <class T, class F> void read_list(element e, const Path& p, std::vector
     }
 }
 
+// Lists are sized once from the DOM (which knows their length): no regrowth per item.
 std::vector<std::string> read_strings(element e, const Path& p) {
     std::vector<std::string> out;
-    each(e, p, [&](element item, const Path& ip) { out.push_back(read_string(item, ip)); });
+    out.reserve(read_array(e, p).size());
+    each(e, p, [&](element item, const Path& ip) {
+        std::string_view s;
+        if (item.get_string().get(s)) wrong_type(item, ip, "a string");
+        out.emplace_back(s);
+    });
     return out;
 }
 
 std::vector<std::int64_t> read_ints(element e, const Path& p, std::int64_t lo, std::int64_t hi) {
     std::vector<std::int64_t> out;
+    out.reserve(read_array(e, p).size());
     each(e, p, [&](element item, const Path& ip) { out.push_back(read_int(item, ip, lo, hi)); });
     return out;
 }
@@ -170,12 +171,14 @@ JsonValue to_json(element e) {
         case element_type::ARRAY: {
             JsonArray a;
             simdjson::dom::array items = e.get_array().value_unsafe();
+            a.reserve(items.size());
             for (element item : items) a.push_back(to_json(item));
             return a;
         }
         case element_type::OBJECT: {
             JsonObject o;
             simdjson::dom::object fields = e.get_object().value_unsafe();
+            o.reserve(fields.size());
             for (auto field : fields)
                 o.emplace_back(std::string(field.key), to_json(field.value));
             return o;
@@ -260,44 +263,12 @@ template <class E> std::optional<Named<E>> read_name_or_null(element e, const Pa
     return read_name<E>(e, p);
 }
 
-std::optional<Format> read_format_or_null(element e, const Path& p) { return read_name_or_null<FormatId>(e, p); }
-
-std::optional<std::vector<Format>> read_formats_or_null(element e, const Path& p) {
-    if (e.is_null()) return std::nullopt;
-    std::string text = read_string(e, p);
-    std::vector<Format> out;
-    std::string_view rest = text;
-    while (true) {
-        auto comma = rest.find(',');
-        auto item = rest.substr(0, comma);
-        if (item.empty()) fail(p, "empty format name in '" + text + "'");
-        out.push_back(Format::parse(item));
-        if (comma == std::string_view::npos) break;
-        rest.remove_prefix(comma + 1);
-    }
-    return out;
-}
-
 Op read_op(element e, const Path& p) {
     std::string text = read_string(e, p);
     if (text.empty()) fail(p, "empty op");
     Op op = Op::parse(text);
     if (op.kind.id == OpId::linear && op.role.empty()) fail(p, "a projection names its role: 'linear:<role>'");
     return op;
-}
-
-std::optional<Compute> read_compute_or_null(element e, const Path& p) {
-    if (e.is_null()) return std::nullopt;
-    std::string text = read_string(e, p);
-    if (text.empty()) fail(p, "empty compute kind");
-    return Compute::parse(text);
-}
-
-std::optional<std::vector<StateRole>> read_state_or_null(element e, const Path& p) {
-    if (e.is_null()) return std::nullopt;
-    std::string text = read_string(e, p);
-    if (text.empty()) fail(p, "empty state role");
-    return parse_state_roles(text);
 }
 
 JsonValue read_point(element e, const Path& p) {
@@ -318,183 +289,123 @@ TemplateArgs read_template_args(element e, const Path& p) {
     return out;
 }
 
-std::optional<TemplateArgs> read_template_args_or_null(element e, const Path& p) {
-    if (e.is_null()) return std::nullopt;
-    return read_template_args(e, p);
-}
+// ---- described records (record_fields.hpp): one reader per member type --------------------
 
-Precision read_precision(element e, const Path& p) {
-    Precision r;
-    static constexpr std::string_view m_keys[] = {"weight", "activation", "output"};
-    Members m(m_keys, all(3));
-    members(e, p, m, r.extras, [&](int s, element v, const Path& vp) {
-        switch (s) {
-            case 0: r.weight = read_format_or_null(v, vp); break;
-            case 1: r.activation = read_format_or_null(v, vp); break;
-            case 2: r.output = read_formats_or_null(v, vp); break;
-        }
-    });
-    return r;
-}
+struct Range {
+    std::int64_t lo, hi;
+};
 
-Arm read_arm(element e, const Path& p) {
-    Arm a;
-    static constexpr std::string_view m_keys[] = {"mode", "rows", "digest"};
-    Members m(m_keys, all(2));
-    members(e, p, m, a.extras, [&](int s, element v, const Path& vp) {
-        switch (s) {
-            case 0: a.mode = read_name<ArmModeId>(v, vp); break;
-            case 1: a.rows = read_int(v, vp, 1, max_rows); break;
-            case 2: a.digest = read_string_or_null(v, vp); break;
-        }
-    });
-    return a;
-}
+void read_value(std::string& out, element e, const Path& p, Range) { out = read_string(e, p); }
+void read_value(std::int64_t& out, element e, const Path& p, Range r) { out = read_int(e, p, r.lo, r.hi); }
+void read_value(bool& out, element e, const Path& p, Range) { out = read_bool(e, p); }
+void read_value(std::vector<std::string>& out, element e, const Path& p, Range) { out = read_strings(e, p); }
+void read_value(std::vector<std::int64_t>& out, element e, const Path& p, Range r) { out = read_ints(e, p, r.lo, r.hi); }
+template <class E> void read_value(Named<E>& out, element e, const Path& p, Range) { out = read_name<E>(e, p); }
+void read_value(Op& out, element e, const Path& p, Range) { out = read_op(e, p); }
+void read_value(JsonValue& out, element e, const Path& p, Range) { out = read_point(e, p); }
+void read_value(TemplateArgs& out, element e, const Path& p, Range) { out = read_template_args(e, p); }
 
-void read_layer(Layer& l, element e, const Path& p) {
-    static constexpr std::string_view m_keys[] = {"index", "kind", "template", "blocks"};
-    Members m(m_keys, all(4));
-    members(e, p, m, l.extras, [&](int s, element v, const Path& vp) {
-        switch (s) {
-            case 0: l.index = read_int(v, vp, 0, max_index); break;
-            case 1: l.kind = read_name<LayerKindId>(v, vp); break;
-            case 2: l.template_name = read_string(v, vp); break;
-            case 3: l.blocks = read_strings(v, vp); break;
-        }
-    });
-}
-
-void read_node(Node& n, element e, const Path& p) {
-    // In the format's order; roles, inserted, steps, point, numerics and state may be left out.
-    static constexpr std::string_view m_keys[] = {"id",       "order", "layer", "block",    "block_type", "kind",  "op",
-                                                  "roles",    "inserted", "precision", "steps", "group", "kernel", "family",
-                                                  "point",    "compute", "numerics", "where", "state", "template_args"};
-    constexpr std::uint64_t optional = 1u << 7 | 1u << 8 | 1u << 10 | 1u << 14 | 1u << 16 | 1u << 18 | 1u << 19;
-    Members m(m_keys, all(20) & ~optional);
-    members(e, p, m, n.extras, [&](int s, element v, const Path& vp) {
-        switch (s) {
-            case 0: n.id = read_string(v, vp); break;
-            case 1: n.order = read_int(v, vp, 0, max_index); break;
-            case 2: n.layer = read_int_or_null(v, vp, 0, max_index); break;
-            case 3: n.block = read_string(v, vp); break;
-            case 4: n.block_type = read_name<BlockTypeId>(v, vp); break;
-            case 5: n.kind = read_name_or_null<LayerKindId>(v, vp); break;
-            case 6: n.op = read_op(v, vp); break;
-            case 7: n.roles = read_strings(v, vp); break;
-            case 8: n.inserted = read_bool(v, vp); break;
-            case 9: n.precision = read_precision(v, vp); break;
-            case 10: n.steps = read_strings(v, vp); break;
-            case 11: n.group = read_int(v, vp, 0, max_index); break;
-            case 12: n.kernel = read_string_or_null(v, vp); break;
-            case 13: n.family = read_string(v, vp); break;
-            case 14: n.point = read_point(v, vp); break;
-            case 15: n.compute = read_compute_or_null(v, vp); break;
-            case 16: n.numerics = read_string(v, vp); break;
-            case 17: n.where = read_name<WhereId>(v, vp); break;
-            case 18: n.state = read_state_or_null(v, vp); break;
-            case 19: n.template_args = read_template_args_or_null(v, vp); break;
-        }
-    });
-}
-
-Requant read_requant(element e, const Path& p) {
-    Requant r;
-    static constexpr std::string_view m_keys[] = {"from", "to", "at"};
-    Members m(m_keys, all(3));
-    members(e, p, m, r.extras, [&](int s, element v, const Path& vp) {
-        switch (s) {
-            case 0: r.from = read_name<FormatId>(v, vp); break;
-            case 1: r.to = read_name<FormatId>(v, vp); break;
-            case 2: r.at = read_name<RequantAtId>(v, vp); break;
-        }
-    });
-    return r;
-}
-
-std::optional<Requant> read_requant_or_null(element e, const Path& p) {
-    if (e.is_null()) return std::nullopt;
-    return read_requant(e, p);
-}
-
-void read_edge(Edge& d, element e, const Path& p) {
-    static constexpr std::string_view m_keys[] = {"id", "from", "to", "format", "rows", "dim", "fused", "dim_value", "bytes_per_token",
-               "requant"};
-    Members m(m_keys, all(9));
-    members(e, p, m, d.extras, [&](int s, element v, const Path& vp) {
-        switch (s) {
-            case 0: d.id = read_string(v, vp); break;
-            case 1: d.from = read_int(v, vp, 0, max_index); break;
-            case 2: d.to = read_int(v, vp, 0, max_index); break;
-            case 3: d.format = read_name<FormatId>(v, vp); break;
-            case 4: d.rows = read_name_or_null<RowSpaceId>(v, vp); break;
-            case 5: d.dim = read_string_or_null(v, vp); break;
-            case 6: d.fused = read_bool(v, vp); break;
-            case 7: d.dim_value = read_int(v, vp, 0, max_dim); break;
-            case 8: d.bytes_per_token = read_int_or_null(v, vp, 0, max_bytes); break;
-            case 9: d.requant = read_requant_or_null(v, vp); break;
-        }
-    });
-}
-
-void read_group(Group& g, element e, const Path& p) {
-    static constexpr std::string_view m_keys[] = {"id", "rule", "kernels", "where", "numerics", "compute", "nodes"};
-    Members m(m_keys, all(7));
-    members(e, p, m, g.extras, [&](int s, element v, const Path& vp) {
-        switch (s) {
-            case 0: g.id = read_int(v, vp, 0, max_index); break;
-            case 1: g.rule = read_string(v, vp); break;
-            case 2: g.kernels = read_strings(v, vp); break;
-            case 3: g.where = read_name<WhereId>(v, vp); break;
-            case 4: g.numerics = read_string(v, vp); break;
-            case 5: g.compute = read_compute_or_null(v, vp); break;
-            case 6: g.nodes = read_ints(v, vp, 0, max_index); break;
-        }
-    });
-}
-
-void read_template_node(TemplateNode& n, element e, const Path& p) {
-    static constexpr std::string_view m_keys[] = {"id", "op", "kind", "block_type", "precision", "kernel", "family", "compute", "where",
-               "group", "inserted", "roles", "steps", "point", "numerics", "state", "template_args"};
-    Members m(m_keys, all(11));
-    members(e, p, m, n.extras, [&](int s, element v, const Path& vp) {
-        switch (s) {
-            case 0: n.id = read_string(v, vp); break;
-            case 1: n.op = read_op(v, vp); break;
-            case 2: n.kind = read_name_or_null<LayerKindId>(v, vp); break;
-            case 3: n.block_type = read_name<BlockTypeId>(v, vp); break;
-            case 4: n.precision = read_precision(v, vp); break;
-            case 5: n.kernel = read_string_or_null(v, vp); break;
-            case 6: n.family = read_string(v, vp); break;
-            case 7: n.compute = read_compute_or_null(v, vp); break;
-            case 8: n.where = read_name<WhereId>(v, vp); break;
-            case 9: n.group = read_int(v, vp, 0, max_index); break;
-            case 10: n.inserted = read_bool(v, vp); break;
-            case 11: n.roles = read_strings(v, vp); break;
-            case 12: n.steps = read_strings(v, vp); break;
-            case 13: n.point = read_point(v, vp); break;
-            case 14: n.numerics = read_string(v, vp); break;
-            case 15: n.state = read_state_or_null(v, vp); break;
-            case 16: n.template_args = read_template_args_or_null(v, vp); break;
-        }
-    });
-}
-
-// Members 0..n of an edge detail live inline in a template edge or a port's out_tensor.
-void read_edge_detail_member(EdgeDetail& d, int s, element v, const Path& vp) {
-    switch (s) {
-        case 0: d.id = read_string(v, vp); break;
-        case 1: d.rows = read_name_or_null<RowSpaceId>(v, vp); break;
-        case 2: d.dim = read_string_or_null(v, vp); break;
-        case 3: d.dim_value = read_int(v, vp, 0, max_dim); break;
-        case 4: d.bytes_per_token = read_int_or_null(v, vp, 0, max_bytes); break;
-        case 5: d.requant = read_requant_or_null(v, vp); break;
+// "bf16,f32,f32": a multi-output op's formats.
+void read_value(std::vector<Format>& out, element e, const Path& p, Range) {
+    std::string text = read_string(e, p);
+    std::string_view rest = text;
+    while (true) {
+        auto comma = rest.find(',');
+        auto item = rest.substr(0, comma);
+        if (item.empty()) fail(p, "empty format name in '" + text + "'");
+        out.push_back(Format::parse(item));
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
     }
 }
 
+void read_value(Compute& out, element e, const Path& p, Range) {
+    std::string_view text;
+    if (e.get_string().get(text)) wrong_type(e, p, "a string");
+    if (text.empty()) fail(p, "empty compute kind");
+    out = Compute::parse(text);
+}
+
+void read_value(std::vector<StateRole>& out, element e, const Path& p, Range) {
+    std::string_view text;
+    if (e.get_string().get(text)) wrong_type(e, p, "a string");
+    if (text.empty()) fail(p, "empty state role");
+    out = parse_state_roles(text);
+}
+
+template <Described T> void read_value(T& out, element e, const Path& p, Range);
+
+// A nullable member: null, or the value.
+template <class T> void read_value(std::optional<T>& out, element e, const Path& p, Range r) {
+    if (e.is_null()) {
+        out.reset();
+        return;
+    }
+    read_value(out.emplace(), e, p, r);
+}
+
+template <class T> constexpr bool is_optional = false;
+template <class T> constexpr bool is_optional<std::optional<T>> = true;
+
+// One member of a described record, by its table entry.
+template <class T, class F> void read_member(T& record, const F& f, element v, const Path& vp) {
+    auto& value = record.*(f.member);
+    Range range{f.lo, f.hi};
+    if constexpr (is_optional<std::decay_t<decltype(value)>>) {
+        if (f.presence == Presence::optional_or_null && v.is_null()) {
+            value.reset();
+            return;
+        }
+        if (!always_written(f.presence)) {
+            read_value(value.emplace(), v, vp, range);
+            return;
+        }
+    }
+    read_value(value, v, vp, range);
+}
+
+// The member names of T's table, and the slots a record must have.
+template <Described T> constexpr auto member_names() {
+    std::array<std::string_view, field_count<T>()> names{};
+    std::size_t i = 0;
+    for_each_field<T>([&](const auto& f) { names[i++] = f.json; });
+    return names;
+}
+
+template <Described T> constexpr std::uint64_t required_slots() {
+    std::uint64_t mask = 0;
+    std::size_t i = 0;
+    for_each_field<T>([&](const auto& f) {
+        if (f.presence == Presence::required) mask |= std::uint64_t{1} << i;
+        ++i;
+    });
+    return mask;
+}
+
+template <Described T> void read_record(T& out, element e, const Path& p) {
+    static_assert(field_count<T>() <= 64, "Members keeps one bit per member");
+    static constexpr auto names = member_names<T>();
+    Members m(names, required_slots<T>());
+    members(e, p, m, out.extras, [&](int s, element v, const Path& vp) {
+        with_field<T>(static_cast<std::size_t>(s), [&](const auto& f) { read_member(out, f, v, vp); });
+    });
+}
+
+template <Described T> void read_value(T& out, element e, const Path& p, Range) { read_record(out, e, p); }
+
+template <class T> void read_described_list(std::vector<T>& out, element e, const Path& p) {
+    read_list(e, p, out, [](T& item, element x, const Path& xp) { read_record(item, x, xp); });
+}
+
 void read_template_edge(TemplateEdge& t, element e, const Path& p) {
+    // The edge's own members, then its tensor detail's (record_fields<EdgeDetail>) inline.
+    static constexpr auto detail_names = member_names<EdgeDetail>();
+    static constexpr auto m_keys = [] {
+        std::array<std::string_view, 4 + detail_names.size()> keys{"from", "to", "format", "fused"};
+        for (std::size_t i = 0; i < detail_names.size(); ++i) keys[4 + i] = detail_names[i];
+        return keys;
+    }();
     EdgeDetail detail;
-    static constexpr std::string_view m_keys[] = {"from", "to", "format", "fused", "id", "rows", "dim", "dim_value", "bytes_per_token",
-               "requant"};
     Members m(m_keys, all(4));
     members(e, p, m, t.extras, [&](int s, element v, const Path& vp) {
         switch (s) {
@@ -502,52 +413,18 @@ void read_template_edge(TemplateEdge& t, element e, const Path& p) {
             case 1: t.to = read_int(v, vp, 0, max_index); break;
             case 2: t.format = read_name<FormatId>(v, vp); break;
             case 3: t.fused = read_bool(v, vp); break;
-            default: read_edge_detail_member(detail, s - 4, v, vp); break;
+            default:
+                with_field<EdgeDetail>(static_cast<std::size_t>(s - 4), [&](const auto& f) { read_member(detail, f, v, vp); });
+                break;
         }
     });
     if (m.seen(4)) {
-        for (int s = 5; s < 10; ++s)
-            if (!m.seen(s) && s != 9) fail(p, "an edge with tensor detail needs all of id, rows, dim, dim_value, bytes_per_token");
+        constexpr std::uint64_t needed = required_slots<EdgeDetail>() << 4;
+        for (std::size_t s = 4; s < m_keys.size(); ++s)
+            if ((needed >> s & 1) && !m.seen(static_cast<int>(s)))
+                fail(p, "an edge with tensor detail needs all of id, rows, dim, dim_value, bytes_per_token");
         t.detail = std::move(detail);
     }
-}
-
-EdgeDetail read_out_tensor(element e, const Path& p) {
-    EdgeDetail d;
-    static constexpr std::string_view m_keys[] = {"id", "rows", "dim", "dim_value", "bytes_per_token", "requant"};
-    Members m(m_keys, all(5));
-    members(e, p, m, d.extras, [&](int s, element v, const Path& vp) { read_edge_detail_member(d, s, v, vp); });
-    return d;
-}
-
-Ports read_ports(element e, const Path& p) {
-    Ports r;
-    static constexpr std::string_view m_keys[] = {"in", "out", "out_tensor"};
-    Members m(m_keys, all(2));
-    members(e, p, m, r.extras, [&](int s, element v, const Path& vp) {
-        switch (s) {
-            case 0: r.in = read_ints(v, vp, 0, max_index); break;
-            case 1: r.out = read_ints(v, vp, 0, max_index); break;
-            case 2: r.out_tensor = read_out_tensor(v, vp); break;
-        }
-    });
-    return r;
-}
-
-TemplateGroup read_template_group(element e, const Path& p) {
-    TemplateGroup g;
-    static constexpr std::string_view m_keys[] = {"rule", "kernels", "where", "numerics", "compute"};
-    Members m(m_keys, all(5));
-    members(e, p, m, g.extras, [&](int s, element v, const Path& vp) {
-        switch (s) {
-            case 0: g.rule = read_string(v, vp); break;
-            case 1: g.kernels = read_strings(v, vp); break;
-            case 2: g.where = read_name<WhereId>(v, vp); break;
-            case 3: g.numerics = read_string(v, vp); break;
-            case 4: g.compute = read_compute_or_null(v, vp); break;
-        }
-    });
-    return g;
 }
 
 Template read_template(std::string_view name, element e, const Path& p) {
@@ -558,14 +435,12 @@ Template read_template(std::string_view name, element e, const Path& p) {
     members(e, p, m, t.extras, [&](int s, element v, const Path& vp) {
         switch (s) {
             case 0: t.blocks = read_strings(v, vp); break;
-            case 1: read_list(v, vp, t.nodes, read_template_node); break;
+            case 1: read_described_list(t.nodes, v, vp); break;
             case 2: read_list(v, vp, t.edges, read_template_edge); break;
-            case 3: t.ports = read_ports(v, vp); break;
+            case 3: read_record(t.ports, v, vp); break;
             case 4: t.instances = read_ints(v, vp, 0, max_index); break;
             case 5: {
-                std::vector<TemplateGroup> groups;
-                each(v, vp, [&](element x, const Path& xp) { groups.push_back(read_template_group(x, xp)); });
-                t.groups = std::move(groups);
+                read_described_list(t.groups.emplace(), v, vp);
                 break;
             }
             case 6: {
@@ -601,36 +476,10 @@ Collapsed read_collapsed(element e, const Path& p) {
     return c;
 }
 
-FamilyDoc read_family(std::string_view name, element e, const Path& p) {
-    FamilyDoc f;
-    f.name = std::string(name);
-    static constexpr std::string_view m_keys[] = {"description", "about", "numerics", "math"};
-    Members m(m_keys, all(1));
-    members(e, p, m, f.extras, [&](int s, element v, const Path& vp) {
-        switch (s) {
-            case 0: f.description = read_string(v, vp); break;
-            case 1: f.about = read_string(v, vp); break;
-            case 2: f.numerics = read_string(v, vp); break;
-            case 3: f.math = read_strings(v, vp); break;
-        }
-    });
-    return f;
-}
-
-FormatDoc read_format_doc(std::string_view name, element e, const Path& p) {
-    FormatDoc f;
-    f.name = std::string(name);
-    static constexpr std::string_view m_keys[] = {"title", "description", "math", "encode"};
-    Members m(m_keys, all(1));
-    members(e, p, m, f.extras, [&](int s, element v, const Path& vp) {
-        switch (s) {
-            case 0: f.title = read_string(v, vp); break;
-            case 1: f.description = read_string(v, vp); break;
-            case 2: f.math = read_strings(v, vp); break;
-            case 3: f.encode = read_string_or_null(v, vp); break;
-        }
-    });
-    return f;
+// A record in an object keyed by its name (explain's families and formats).
+template <class T> void read_named(T& out, std::string_view name, element e, const Path& p) {
+    out.name = std::string(name);
+    read_record(out, e, p);
 }
 
 Explain read_explain(element e, const Path& p) {
@@ -639,8 +488,8 @@ Explain read_explain(element e, const Path& p) {
     Members m(m_keys, all(2));
     members(e, p, m, x.extras, [&](int s, element v, const Path& vp) {
         for (auto field : read_object(v, vp)) {
-            if (s == 0) x.families.push_back(read_family(field.key, field.value, vp / field.key));
-            else x.formats.push_back(read_format_doc(field.key, field.value, vp / field.key));
+            if (s == 0) read_named(x.families.emplace_back(), field.key, field.value, vp / field.key);
+            else read_named(x.formats.emplace_back(), field.key, field.value, vp / field.key);
         }
     });
     return x;
@@ -663,15 +512,7 @@ Provenance read_provenance(element e, const Path& p) {
                 break;
             case 5: r.commands = read_strings(v, vp); break;
             case 6:
-                each(v, vp, [&](element x, const Path& xp) {
-                    FileDigest f;
-                    static constexpr std::string_view fm_keys[] = {"path", "sha256"};
-                    Members fm(fm_keys, all(2));
-                    members(x, xp, fm, f.extras, [&](int fs, element fv, const Path& fp) {
-                        (fs == 0 ? f.path : f.sha256) = read_string(fv, fp);
-                    });
-                    r.files.push_back(std::move(f));
-                });
+                read_described_list(r.files, v, vp);
                 break;
         }
     });
@@ -700,11 +541,11 @@ Blueprint read_root(element root) {
                     fail(vp, "unknown schema '" + b.schema + "'" + hint);
                 }
                 break;
-            case 1: b.arm = read_arm(v, vp); break;
-            case 2: read_list(v, vp, b.layers, read_layer); break;
-            case 3: read_list(v, vp, b.nodes, read_node); break;
-            case 4: read_list(v, vp, b.edges, read_edge); break;
-            case 5: read_list(v, vp, b.groups, read_group); break;
+            case 1: read_record(b.arm, v, vp); break;
+            case 2: read_described_list(b.layers, v, vp); break;
+            case 3: read_described_list(b.nodes, v, vp); break;
+            case 4: read_described_list(b.edges, v, vp); break;
+            case 5: read_described_list(b.groups, v, vp); break;
             case 6: b.blueprint_id = read_string_or_null(v, vp); break;
             case 7: b.lineage = read_string_or_null(v, vp); break;
             case 8: b.revision = read_int_or_null(v, vp, 0, max_index); break;

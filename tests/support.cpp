@@ -125,86 +125,13 @@ std::string Diff::report(std::size_t max) const {
     return out;
 }
 
-void compare(Diff& d, const std::string& at, const schema::Node& a, const schema::Node& b) {
-    d.field(at + "/id", a.id, b.id);
-    d.field(at + "/order", a.order, b.order);
-    d.field(at + "/layer", a.layer, b.layer);
-    d.field(at + "/block", a.block, b.block);
-    d.field(at + "/block_type", a.block_type, b.block_type);
-    d.field(at + "/kind", a.kind, b.kind);
-    d.field(at + "/op", a.op, b.op);
-    d.field(at + "/roles", a.roles, b.roles);
-    d.field(at + "/inserted", a.inserted, b.inserted);
-    d.field(at + "/precision", a.precision, b.precision);
-    d.field(at + "/steps", a.steps, b.steps);
-    d.field(at + "/group", a.group, b.group);
-    d.field(at + "/kernel", a.kernel, b.kernel);
-    d.field(at + "/template_args", a.template_args, b.template_args);
-    d.field(at + "/family", a.family, b.family);
-    d.field(at + "/point", a.point, b.point);
-    d.field(at + "/compute", a.compute, b.compute);
-    d.field(at + "/numerics", a.numerics, b.numerics);
-    d.field(at + "/where", a.where, b.where);
-    d.field(at + "/state", a.state, b.state);
-    d.field(at + "/(extras)", a.extras, b.extras);
-}
-
-void compare(Diff& d, const std::string& at, const schema::Edge& a, const schema::Edge& b) {
-    d.field(at + "/id", a.id, b.id);
-    d.field(at + "/from", a.from, b.from);
-    d.field(at + "/to", a.to, b.to);
-    d.field(at + "/format", a.format, b.format);
-    d.field(at + "/rows", a.rows, b.rows);
-    d.field(at + "/dim", a.dim, b.dim);
-    d.field(at + "/fused", a.fused, b.fused);
-    d.field(at + "/dim_value", a.dim_value, b.dim_value);
-    d.field(at + "/bytes_per_token", a.bytes_per_token, b.bytes_per_token);
-    d.field(at + "/requant", a.requant, b.requant);
-    d.field(at + "/(extras)", a.extras, b.extras);
-}
-
-void compare(Diff& d, const std::string& at, const schema::Group& a, const schema::Group& b) {
-    d.field(at + "/id", a.id, b.id);
-    d.field(at + "/rule", a.rule, b.rule);
-    d.field(at + "/kernels", a.kernels, b.kernels);
-    d.field(at + "/where", a.where, b.where);
-    d.field(at + "/numerics", a.numerics, b.numerics);
-    d.field(at + "/compute", a.compute, b.compute);
-    d.field(at + "/nodes", a.nodes, b.nodes);
-    d.field(at + "/(extras)", a.extras, b.extras);
-}
-
-void compare(Diff& d, const std::string& at, const schema::Layer& a, const schema::Layer& b) {
-    d.field(at + "/index", a.index, b.index);
-    d.field(at + "/kind", a.kind, b.kind);
-    d.field(at + "/template", a.template_name, b.template_name);
-    d.field(at + "/blocks", a.blocks, b.blocks);
-    d.field(at + "/(extras)", a.extras, b.extras);
-}
+// The described records are compared member by member from their tables (record_fields.hpp).
+void compare(Diff& d, const std::string& at, const schema::Node& a, const schema::Node& b) { compare_record(d, at, a, b); }
+void compare(Diff& d, const std::string& at, const schema::Edge& a, const schema::Edge& b) { compare_record(d, at, a, b); }
+void compare(Diff& d, const std::string& at, const schema::Group& a, const schema::Group& b) { compare_record(d, at, a, b); }
+void compare(Diff& d, const std::string& at, const schema::Layer& a, const schema::Layer& b) { compare_record(d, at, a, b); }
 
 namespace {
-void compare_tnode(Diff& d, const std::string& at, const schema::TemplateNode& a, const schema::TemplateNode& b) {
-    d.field(at + "/id", a.id, b.id);
-    d.field(at + "/op", a.op, b.op);
-    d.field(at + "/kind", a.kind, b.kind);
-    d.field(at + "/block_type", a.block_type, b.block_type);
-    d.field(at + "/precision", a.precision, b.precision);
-    d.field(at + "/kernel", a.kernel, b.kernel);
-    d.field(at + "/template_args", a.template_args, b.template_args);
-    d.field(at + "/family", a.family, b.family);
-    d.field(at + "/compute", a.compute, b.compute);
-    d.field(at + "/where", a.where, b.where);
-    d.field(at + "/group", a.group, b.group);
-    d.field(at + "/inserted", a.inserted, b.inserted);
-    d.field(at + "/roles", a.roles, b.roles);
-    d.field(at + "/steps", a.steps, b.steps);
-    d.field(at + "/point", a.point, b.point);
-    d.field(at + "/numerics", a.numerics, b.numerics);
-    d.field(at + "/state(present)", a.state.has_value(), b.state.has_value());
-    if (a.state && b.state) d.field(at + "/state", *a.state, *b.state);
-    d.field(at + "/(extras)", a.extras, b.extras);
-}
-
 void compare_tedge(Diff& d, const std::string& at, const schema::TemplateEdge& a, const schema::TemplateEdge& b) {
     d.field(at + "/from", a.from, b.from);
     d.field(at + "/to", a.to, b.to);
@@ -220,14 +147,11 @@ void compare(Diff& d, const std::string& at, const schema::Template& a, const sc
     d.field(at + "/blocks", a.blocks, b.blocks);
     d.field(at + "/nodes/length", static_cast<std::int64_t>(a.nodes.size()), static_cast<std::int64_t>(b.nodes.size()));
     for (std::size_t i = 0; i < std::min(a.nodes.size(), b.nodes.size()); ++i)
-        compare_tnode(d, at + "/nodes/" + std::to_string(i), a.nodes[i], b.nodes[i]);
+        compare_record(d, at + "/nodes/" + std::to_string(i), a.nodes[i], b.nodes[i]);
     d.field(at + "/edges/length", static_cast<std::int64_t>(a.edges.size()), static_cast<std::int64_t>(b.edges.size()));
     for (std::size_t i = 0; i < std::min(a.edges.size(), b.edges.size()); ++i)
         compare_tedge(d, at + "/edges/" + std::to_string(i), a.edges[i], b.edges[i]);
-    d.field(at + "/ports/in", a.ports.in, b.ports.in);
-    d.field(at + "/ports/out", a.ports.out, b.ports.out);
-    d.field(at + "/ports/out_tensor", a.ports.out_tensor, b.ports.out_tensor);
-    d.field(at + "/ports/(extras)", a.ports.extras, b.ports.extras);
+    compare_record(d, at + "/ports", a.ports, b.ports);
     d.field(at + "/instances", a.instances, b.instances);
     d.field(at + "/groups", a.groups, b.groups);
     d.field(at + "/instance_values(present)", a.instance_values.has_value(), b.instance_values.has_value());

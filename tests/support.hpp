@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "schema/blueprint.hpp"
+#include "schema/record_fields.hpp"
 #include "schema/diagnostic.hpp"
 #include "schema/result.hpp"
 
@@ -110,6 +111,12 @@ private:
     std::size_t compared_ = 0;
     std::size_t total_ = 0;
 };
+
+// Every member of a described record (schema/record_fields.hpp), by its JSON name, then its extras.
+template <schema::Described T> void compare_record(Diff& d, const std::string& at, const T& a, const T& b) {
+    schema::for_each_field<T>([&](const auto& f) { d.field(at + "/" + std::string(f.json), a.*(f.member), b.*(f.member)); });
+    d.field(at + "/(extras)", a.extras, b.extras);
+}
 
 void compare(Diff& d, const std::string& at, const schema::Node& a, const schema::Node& b);
 void compare(Diff& d, const std::string& at, const schema::Edge& a, const schema::Edge& b);

@@ -1,0 +1,55 @@
+// JSON text streamed straight into a string: the writer's output without a tree in between.
+//
+// The bytes are those nlohmann::json::dump() gives (the format kbp has always written, kept by
+// tests/golden/): compact, or pretty with an indent of 2 and "key": value; empty containers as
+// {} and []; strings escaped as nlohmann does without ensure_ascii (\" \\ \b \f \n \r \t, other
+// control bytes as \u00xx, everything else verbatim); integers in decimal; doubles in
+// nlohmann's shortest round-trip form ("0.1", "1.0", "1e+100", "-0.0").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "schema/json_value.hpp"
+
+namespace kbp::schema {
+
+class JsonText {
+public:
+    explicit JsonText(bool pretty, std::size_t capacity = 0);
+
+    void begin_object();
+    void end_object();
+    void begin_array();
+    void end_array();
+    void key(std::string_view name);  // inside an object, before its value
+
+    void string(std::string_view s);
+    void integer(std::int64_t i);
+    void unsigned_integer(std::uint64_t u);
+    void number(double d);
+    void boolean(bool b);
+    void null();
+    void value(const JsonValue& v);  // any open value (point, extras), recursively
+
+    // The text so far; whole once every container is closed.
+    std::string& text() { return out_; }
+
+private:
+    void before_value();  // the separator and indent an array element needs
+    void open(char bracket);
+    void close(char bracket);
+    void newline_indent(std::size_t depth);
+
+    std::string out_;
+    bool pretty_;
+    bool after_key_ = false;        // the next value follows "key": on the same line
+    std::vector<bool> has_items_;  // one per open container: has it a member yet?
+};
+
+// s as a JSON string literal ("..." with nlohmann's escapes), appended to out.
+void append_json_string(std::string& out, std::string_view s);
+
+}  // namespace kbp::schema
