@@ -7,6 +7,7 @@
 #include "planner/check_data.hpp"
 #include "planner/embedded_data.hpp"
 #include "schema/names.hpp"
+#include "schema/reader.hpp"
 #include "schema/sha256.hpp"
 #include "schema/file_io.hpp"
 
@@ -16,16 +17,6 @@ namespace {
 // Data files nest a few levels; a value nested deeper is refused before it is parsed, because
 // nlohmann copies and compares values recursively (100,000 levels overflow the stack under ASan).
 constexpr std::size_t max_nesting = 256;
-
-// "FILE:LINE:COL" of byte `at` of `text`.
-std::string text_position(const std::string& text, std::size_t at, const std::string& origin) {
-    std::size_t line = 1, col = 1;
-    for (std::size_t i = 0; i < at && i < text.size(); ++i) {
-        if (text[i] == '\n') ++line, col = 1;
-        else ++col;
-    }
-    return origin + ":" + std::to_string(line) + ":" + std::to_string(col);
-}
 
 // The byte where `text` first opens a value more than max_nesting deep, if it does.
 std::optional<std::size_t> too_deep(const std::string& text) {
@@ -49,7 +40,7 @@ std::optional<std::size_t> too_deep(const std::string& text) {
 
 Result<nlohmann::ordered_json> parse(const std::string& text, const std::string& origin) {
     if (auto at = too_deep(text))
-        return make_error(ErrorCode::invalid_input, text_position(text, *at, origin),
+        return make_error(ErrorCode::invalid_input, origin + ":" + schema::line_col(text, *at),
                           "nested deeper than " + std::to_string(max_nesting) + " levels (a data file needs a few)");
     try {
         auto json = nlohmann::ordered_json::parse(text);
@@ -60,7 +51,7 @@ Result<nlohmann::ordered_json> parse(const std::string& text, const std::string&
         std::string what = e.what();
         if (auto colon = what.find(": ", what.find("column")); colon != std::string::npos) what = what.substr(colon + 2);
         else if (auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
-        return make_error(ErrorCode::invalid_input, text_position(text, at, origin), what);
+        return make_error(ErrorCode::invalid_input, origin + ":" + schema::line_col(text, at), what);
     }
 }
 
@@ -123,11 +114,14 @@ Catalog Catalog::share() const {
     return c;
 }
 
+bool looks_like_path(const std::string& name_or_path) {
+    return name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".json");
+}
+
 Result<const DataFile*> Catalog::get(const std::string& kind, const std::string& name_or_path) {
     namespace fs = std::filesystem;
     std::error_code ec;
-    bool looks_like_path = name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".json");
-    if (looks_like_path && fs::is_regular_file(name_or_path, ec)) return file(kind, name_or_path);
+    if (looks_like_path(name_or_path) && fs::is_regular_file(name_or_path, ec)) return file(kind, name_or_path);
     auto it = files_->find(kind + "/" + name_or_path);
     if (it == files_->end()) {
         std::vector<std::string> names;

@@ -31,6 +31,9 @@ struct DataFile {
     std::string sha256;
 };
 
+// Whether a recipe or target name is a file's path rather than a catalog name.
+bool looks_like_path(const std::string& name_or_path);
+
 class Catalog {
 public:
     // The embedded files, then those under `override_dir` (if given).

@@ -106,8 +106,7 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     // A file the config's hints name is found beside the config, wherever kbp runs.
     auto beside_config = [&](const std::string& name) {
         namespace fs = std::filesystem;
-        bool looks_like_path = name.find('/') != std::string::npos || name.ends_with(".json");
-        if (!looks_like_path || fs::path(name).is_absolute()) return name;
+        if (!looks_like_path(name) || fs::path(name).is_absolute()) return name;
         return (fs::path(req.config_path).parent_path() / name).lexically_normal().string();
     };
     std::string recipe_name = req.recipe ? *req.recipe

@@ -92,8 +92,8 @@ MemoryReport compute_memory(const Blueprint& b) {
     for (std::size_t i = 0; i < count; ++i) {
         const Node& n = b.nodes[i];
         // Parameters (elements, whatever their format).
+        const WeightUse w = n.precision.weight ? weight_use(b, n, first_in[i], first_out[i]) : WeightUse{};
         if (n.precision.weight) {
-            auto w = weight_use(b, n, first_in[i], first_out[i]);
             std::int64_t each = 0, matrices = 1;
             switch (w.kind) {
                 case WeightKind::matrix: each = w.n * w.k; break;
@@ -123,7 +123,6 @@ MemoryReport compute_memory(const Blueprint& b) {
             m.active_parameters += width;
         }
         if (n.precision.weight) {
-            auto w = weight_use(b, n, first_in[i], first_out[i]);
             if (w.kind == WeightKind::none || ((w.kind == WeightKind::table || w.kind == WeightKind::experts) && w.matrices == 0)) {
                 ++m.weights_unsized;
             } else {

@@ -83,16 +83,9 @@ def main():
                     rc2, stats, _ = run([a.kbp, "stats", out, "--cost", "--json"])
                     st = json.loads(stats) if rc2 == 0 else {}
                     wbytes = st.get("step", {}).get("weight_bytes", float("nan"))
-                    rc3, text, _ = run([a.kbp, "stats", out])
-                    total = active = None
-                    for line in text.splitlines():
-                        if line.strip().startswith("parameters "):
-                            parts = line.split()
-                            total = int(parts[1].replace(",", ""))
-                            if "active" in line:
-                                active = int(line.rsplit(" ", 1)[1].replace(",", ""))
-                    if active is None:
-                        active = total
+                    rc3, summary, _ = run([a.kbp, "stats", out, "--json"])
+                    memory = json.loads(summary)["memory"] if rc3 == 0 else {}
+                    total, active = memory.get("parameters"), memory.get("active_parameters")
                     p_err = (total - card["total"]) / card["total"] if total else float("nan")
                     a_err = (active - card["active"]) / card["active"] if card.get("active") else 0.0
                     kv_b = kv_values * CACHE_BYTES.get(cache, 0)
