@@ -17,7 +17,7 @@ Status describe_steps(Ir& ir) {
         std::map<std::string, std::string> extra = placeholders(ir, n);
         extra["activation"] = p.activation ? std::string(p.activation->name()) : "";
         extra["weight"] = p.weight ? std::string(p.weight->name()) : "";
-        std::vector<std::string> steps;
+        std::vector<schema::Sym> steps;
         const Json* spec = n.spec;
         const Json* instance = n.weighted && n.node.kernel ? ir.kernel_instance(*n.node.kernel) : nullptr;
         const Json* own = n.steps_spec ? n.steps_spec : instance && instance->contains("steps") ? &(*instance)["steps"] : nullptr;
@@ -36,7 +36,7 @@ Status describe_steps(Ir& ir) {
                                       "target has no MMA instruction '" + n.node.compute->unit + "' (needed by " + n.node.id + ")");
                 operand = it->get<std::string>();
             }
-            steps = {steps.empty() ? "act " + extra["activation"] : steps.front()};
+            steps = {steps.empty() ? schema::Sym("act " + extra["activation"]) : steps.front()};
             if (spec && spec->contains("steps_prefix")) steps.push_back("act " + extra["activation"]);
             steps.push_back("weight " + extra["weight"] + "->" + operand);
             steps.push_back("mma " + operand + "*" + operand);

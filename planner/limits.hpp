@@ -11,8 +11,9 @@ namespace kbp::planner {
 constexpr std::int64_t max_size = std::int64_t{1} << 40;
 // An edge's bytes per token: the format's bound.
 constexpr std::int64_t max_bytes_per_token = std::int64_t{1} << 48;
-// Layers of one model: planning time and the plan grow with them (published decoders have
-// fewer than 200).
-constexpr std::int64_t max_layers = 1024;
+// Layers of one model: planning time and the plan grow with them, linearly (published decoders
+// have fewer than 200; an architecture file's "limits" may bound its own family lower). The
+// bound admits the million-node plans kbp's memory benchmarks plan (25,640 GLM layers).
+constexpr std::int64_t max_layers = 32768;
 
 }  // namespace kbp::planner

@@ -13,6 +13,7 @@
 
 #include "schema/json_value.hpp"
 #include "schema/names.hpp"
+#include "schema/sym.hpp"
 
 namespace kbp::schema {
 
@@ -21,7 +22,7 @@ inline constexpr std::string_view schema_name = "kbp-graph/v2";
 // An op: a name from OpId; projections carry a role ("linear:q" = {linear, "q"}).
 struct Op {
     Named<OpId> kind;
-    std::string role;  // only for OpId::linear
+    Sym role;  // only for OpId::linear
 
     static Op parse(std::string_view text);
     std::string name() const;
@@ -31,7 +32,7 @@ struct Op {
 // What executes a node: {tensor_core, "mma.sync.m16n8k32.e4m3"}, {memory, ""}, ...
 struct Compute {
     Named<ComputeId> kind;
-    std::string unit;  // the instruction or unit after ':' (tensor_core, pe_array)
+    Sym unit;  // the instruction or unit after ':' (tensor_core, pe_array)
 
     static Compute parse(std::string_view text);
     std::string name() const;
@@ -62,7 +63,7 @@ std::string formats_name(const std::vector<Format>& formats);  // joined with ',
 // nn_custom::w4a16NBitsMatMul<F_out, F_in>): its name and value; null when the planner could not
 // decide it (a fractional-bit count without a calibrated range).
 struct TemplateArg {
-    std::string name;
+    Sym name;
     std::optional<std::int64_t> value;
     bool operator==(const TemplateArg&) const = default;
 };
@@ -91,21 +92,21 @@ struct Node {
     std::string id;  // "l3.dsa.q_a": layer prefix, block, local name
     std::int64_t order = 0;
     std::optional<std::int64_t> layer;
-    std::string block;  // "l3.dsa" or "embed"
+    Sym block;  // "l3.dsa" or "embed"
     BlockType block_type;
     std::optional<LayerKind> kind;
     Op op;
-    std::vector<std::string> roles;
+    std::vector<Sym> roles;
     bool inserted = false;  // an act_quant the planner added
     Precision precision;
-    std::vector<std::string> steps;  // "act bf16", "weight nvfp4/g16->bf16", ...
+    std::vector<Sym> steps;  // "act bf16", "weight nvfp4/g16->bf16", ...
     std::int64_t group = 0;
-    std::optional<std::string> kernel;  // "namespace::entry"
+    std::optional<Sym> kernel;  // "namespace::entry"
     std::optional<TemplateArgs> template_args;  // the kernel's template arguments (GPNPU custom ops)
-    std::string family;
+    Sym family;
     JsonValue point;  // null or an object of the family's knobs
     std::optional<Compute> compute;
-    std::string numerics;
+    Sym numerics;
     WhereName where;
     std::optional<std::vector<StateRole>> state;
     Extras extras;
@@ -127,7 +128,7 @@ struct Edge {
     std::int64_t to = 0;
     Format format;
     std::optional<RowSpace> rows;  // null for a quantized activation (inherits its input's)
-    std::optional<std::string> dim;  // symbolic: "hc*hidden"
+    std::optional<Sym> dim;  // symbolic: "hc*hidden"
     bool fused = false;              // both ends in one group: the tensor never leaves the kernel
     std::int64_t dim_value = 0;
     std::optional<std::int64_t> bytes_per_token;
@@ -139,10 +140,10 @@ struct Edge {
 // One kernel launch (or host step): a contiguous run of nodes fused by a named rule.
 struct Group {
     std::int64_t id = 0;
-    std::string rule;
-    std::vector<std::string> kernels;
+    Sym rule;
+    std::vector<Sym> kernels;
     WhereName where;
-    std::string numerics;
+    Sym numerics;
     std::optional<Compute> compute;
     std::vector<std::int64_t> nodes;
     Extras extras;
@@ -157,18 +158,18 @@ struct TemplateNode {
     std::optional<LayerKind> kind;
     BlockType block_type;
     Precision precision;
-    std::optional<std::string> kernel;
+    std::optional<Sym> kernel;
     std::optional<TemplateArgs> template_args;  // an instance's own values: Template::instance_values
-    std::string family;
+    Sym family;
     std::optional<Compute> compute;
     WhereName where;
     std::int64_t group = 0;  // local to the template
     bool inserted = false;
     // Lossless detail (optional in the format).
-    std::optional<std::vector<std::string>> roles;
-    std::optional<std::vector<std::string>> steps;
+    std::optional<std::vector<Sym>> roles;
+    std::optional<std::vector<Sym>> steps;
     std::optional<JsonValue> point;
-    std::optional<std::string> numerics;
+    std::optional<Sym> numerics;
     std::optional<std::optional<std::vector<StateRole>>> state;  // absent / null / roles
     Extras extras;
     bool operator==(const TemplateNode&) const = default;
@@ -178,7 +179,7 @@ struct TemplateNode {
 struct EdgeDetail {
     std::string id;  // the tensor name without the layer prefix ("dsa.q_a" for l3.dsa.q_a)
     std::optional<RowSpace> rows;
-    std::optional<std::string> dim;
+    std::optional<Sym> dim;
     std::int64_t dim_value = 0;
     std::optional<std::int64_t> bytes_per_token;
     std::optional<Requant> requant;
@@ -198,10 +199,10 @@ struct TemplateEdge {
 
 // The layer-independent part of a group (kbp's lossless collapse writes it).
 struct TemplateGroup {
-    std::string rule;
-    std::vector<std::string> kernels;
+    Sym rule;
+    std::vector<Sym> kernels;
     WhereName where;
-    std::string numerics;
+    Sym numerics;
     std::optional<Compute> compute;
     Extras extras;
     bool operator==(const TemplateGroup&) const = default;

@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "schema/sym.hpp"
+
 namespace kbp::schema {
 
 // Number formats on weights, activations and edges.
@@ -111,7 +113,7 @@ template <class E> std::span<const std::string_view> name_table();
 // A closed-vocabulary value that still carries a name it did not know.
 template <class E> struct Named {
     E id = E::unknown;
-    std::string spelling;  // set only when id == unknown, or for parametric names ("fx32/f23")
+    Sym spelling;  // set only when id == unknown, or for parametric names ("fx32/f23")
 
     static Named parse(std::string_view text);
     std::string_view name() const {

@@ -296,6 +296,18 @@ struct Range {
 };
 
 void read_value(std::string& out, element e, const Path& p, Range) { out = read_string(e, p); }
+// Interned straight from the DOM's bytes: no std::string in between.
+Sym read_sym(element e, const Path& p) {
+    std::string_view s;
+    if (e.get_string().get(s)) wrong_type(e, p, "a string");
+    return Sym(s);
+}
+void read_value(Sym& out, element e, const Path& p, Range) { out = read_sym(e, p); }
+void read_value(std::vector<Sym>& out, element e, const Path& p, Range) {
+    out.clear();
+    out.reserve(read_array(e, p).size());
+    each(e, p, [&](element item, const Path& ip) { out.push_back(read_sym(item, ip)); });
+}
 void read_value(std::int64_t& out, element e, const Path& p, Range r) { out = read_int(e, p, r.lo, r.hi); }
 void read_value(bool& out, element e, const Path& p, Range) { out = read_bool(e, p); }
 void read_value(std::vector<std::string>& out, element e, const Path& p, Range) { out = read_strings(e, p); }

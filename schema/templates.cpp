@@ -159,8 +159,8 @@ Result<FlatLists> expand(const Blueprint& b) {
             n.kind = tn.kind;
             n.op = tn.op;
             n.roles = tn.roles ? *tn.roles
-                               : (tn.op.kind.id == OpId::linear ? std::vector<std::string>{tn.op.role}
-                                                                : std::vector<std::string>{});
+                               : (tn.op.kind.id == OpId::linear ? std::vector<Sym>{tn.op.role}
+                                                                : std::vector<Sym>{});
             n.inserted = tn.inserted;
             n.precision = tn.precision;
             n.group = group_base + tn.group;
@@ -264,7 +264,7 @@ bool is_prefixed(std::string_view full, std::string_view prefix, std::string_vie
            full.substr(prefix.size()) == local;
 }
 
-bool roles_match(const std::vector<std::string>& roles, const TemplateNode& tn) {
+bool roles_match(const std::vector<Sym>& roles, const TemplateNode& tn) {
     if (tn.roles) return roles == *tn.roles;
     if (tn.op.kind.id == OpId::linear) return roles.size() == 1 && roles[0] == tn.op.role;
     return roles.empty();

@@ -18,6 +18,7 @@ void put(JsonText& w, const std::string& s) { w.string(s); }
 void put(JsonText& w, std::string_view s) { w.string(s); }
 void put(JsonText& w, std::int64_t i) { w.integer(i); }
 void put(JsonText& w, bool b) { w.boolean(b); }
+void put(JsonText& w, Sym s) { w.string(s.view()); }
 void put(JsonText& w, const JsonValue& v) { w.value(v); }
 void put(JsonText& w, const Op& op) { w.string(op.name()); }
 void put(JsonText& w, const Compute& c) { w.string(c.name()); }

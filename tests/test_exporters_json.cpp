@@ -46,7 +46,7 @@ TEST_CASE("exporters: JSON of the groups view lists groups, their ops and crossi
         CHECK(names.count(e["to"].get<std::string>()) == 1);
         CHECK(e["fused"] == false);
     }
-    CHECK(j["nodes"][52]["rule"] == b.groups[52].rule);
+    CHECK(j["nodes"][52]["rule"] == b.groups[52].rule.str());
     CHECK(*text == *ex::export_view_json(must_view(b, {.kind = ex::ViewKind::groups})));
 }
 

@@ -68,7 +68,7 @@ TEST_CASE("choose_kernels follows the rows crossover in the table", "[planner][p
         REQUIRE(insert_quant(ir).ok());
         REQUIRE(choose_kernels(ir).ok());
         for (const auto& n : ir.nodes)
-            if (n.node.id == id) return n.node.kernel.value_or("none");
+            if (n.node.id == id) return n.node.kernel.value_or("none").str();
         return std::string("missing");
     };
     CHECK(kernel_of(1, "l0.attn.o") == "fp8_gemv::fp8_gemv_rowscale");

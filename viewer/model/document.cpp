@@ -17,7 +17,7 @@ using schema::Node;
 
 std::string block_in_unit(const Node& n) {
     auto dot = n.block.find('.');
-    return dot == std::string::npos ? n.block : n.block.substr(dot + 1);
+    return dot == std::string::npos ? n.block.str() : n.block.substr(dot + 1);
 }
 
 // Two instances are the same shape when their ops and edges are equal in every member of the
@@ -44,12 +44,15 @@ Node local_node(const Node& n, std::int64_t first_group) {
         for (auto& f : *p.output) blank(f);
     if (out.template_args)
         for (auto& a : *out.template_args) a.value.reset();
-    for (auto& s : out.steps)  // steps name the formats they work in: "act fx32/f24" -> "act fx32/f"
+    for (auto& step : out.steps) {  // steps name the formats they work in: "act fx32/f24" -> "act fx32/f"
+        std::string s = step;
         for (auto at = s.find("fx32/f"); at != std::string::npos; at = s.find("fx32/f", at + 6)) {
             auto end = at + 6;
             while (end < s.size() && (std::isdigit(static_cast<unsigned char>(s[end])) || s[end] == '?')) ++end;
             s.erase(at + 6, end - at - 6);
         }
+        step = s;
+    }
     return out;
 }
 

@@ -59,7 +59,7 @@ Heatmap build_heatmap(const Document& doc) {
 
 namespace {
 
-std::string layer_key(const schema::Node& n) { return n.layer ? "layer " + std::to_string(*n.layer) : n.block; }
+std::string layer_key(const schema::Node& n) { return n.layer ? "layer " + std::to_string(*n.layer) : n.block.str(); }
 
 BudgetRow& row_for(std::vector<BudgetRow>& rows, std::map<std::string, std::size_t>& index, const std::string& key) {
     auto [it, fresh] = index.try_emplace(key, rows.size());
