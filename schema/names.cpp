@@ -118,7 +118,7 @@ template <class E> const NameIndex& index_of() {
 
 template <class E> Named<E> Named<E>::parse(std::string_view text) {
     if (std::size_t i = index_of<E>().find(text); i != 0) return Named{static_cast<E>(i), {}};
-    return Named{E::unknown, std::string(text)};
+    return Named{E::unknown, Sym(text)};
 }
 
 // Fixed-point formats carry their fractional bits in the name: "fx32/f23".
@@ -131,10 +131,10 @@ template <> Named<FormatId> Named<FormatId>::parse(std::string_view text) {
         auto digits = text.substr(fx.size());
         auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), bits);
         if (ec == std::errc{} && end == digits.data() + digits.size() && bits >= 0 && bits <= 31)
-            return Named{FormatId::fx32, std::string(text)};
-        if (digits == "?") return Named{FormatId::fx32, std::string(text)};
+            return Named{FormatId::fx32, Sym(text)};
+        if (digits == "?") return Named{FormatId::fx32, Sym(text)};
     }
-    return Named{FormatId::unknown, std::string(text)};
+    return Named{FormatId::unknown, Sym(text)};
 }
 
 Format fx32_format(int bits) {

@@ -6,8 +6,14 @@
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <array>
 #include <cstring>
+#include <functional>
 #include <span>
 
 #include "file_io.hpp"
@@ -538,51 +544,224 @@ std::vector<Symbol> read_symbols(element e, const Path& p) {
     return out;
 }
 
+constexpr std::string_view root_keys[] = {"schema", "arm", "layers", "nodes", "edges", "groups", "blueprint_id", "lineage",
+                                           "revision", "exported_by", "symbols", "collapsed", "explain", "provenance", "config_fields"};
+constexpr int root_nodes = 3, root_edges = 4, root_groups = 5, root_collapsed = 11;
+
+// One member of the root object, by its slot in root_keys.
+void read_root_member(Blueprint& b, int s, element v, const Path& vp) {
+    switch (s) {
+        case 0:
+            b.schema = read_string(v, vp);
+            if (b.schema != schema_name) {
+                std::string hint = b.schema.rfind("kbp-graph/", 0) == 0 ? " (this kbp reads kbp-graph/v2)" : "";
+                fail(vp, "unknown schema '" + b.schema + "'" + hint);
+            }
+            break;
+        case 1: read_record(b.arm, v, vp); break;
+        case 2: read_described_list(b.layers, v, vp); break;
+        case root_nodes: read_described_list(b.nodes, v, vp); break;
+        case root_edges: read_described_list(b.edges, v, vp); break;
+        case root_groups: read_described_list(b.groups, v, vp); break;
+        case 6: b.blueprint_id = read_string_or_null(v, vp); break;
+        case 7: b.lineage = read_string_or_null(v, vp); break;
+        case 8: b.revision = read_int_or_null(v, vp, 0, max_index); break;
+        case 9: b.exported_by = read_string_or_null(v, vp); break;
+        case 10: b.symbols = read_symbols(v, vp); break;
+        case root_collapsed: b.collapsed = read_collapsed(v, vp); break;
+        case 12: b.explain = read_explain(v, vp); break;
+        case 13: b.provenance = read_provenance(v, vp); break;
+        case 14:
+            if (v.type() != element_type::OBJECT) wrong_type(v, vp, "an object");
+            b.config_fields = to_json(v).object();
+            break;
+    }
+}
+
+// The flat lists may be left out when the collapsed form is there (kbp collapse --only).
+void finish_root(Blueprint& b, const Members& m, const Path& p) {
+    bool flat = m.seen(root_nodes) || m.seen(root_edges) || m.seen(root_groups);
+    if (!flat && m.seen(root_collapsed)) {
+        b.collapsed_only = true;
+    } else {
+        if (!m.seen(root_nodes)) fail(p, "missing required member 'nodes'");
+        if (!m.seen(root_edges)) fail(p, "missing required member 'edges'");
+        if (!m.seen(root_groups)) fail(p, "missing required member 'groups'");
+    }
+}
+
 Blueprint read_root(element root) {
     Blueprint b;
     Path p;
-    static constexpr std::string_view m_keys[] = {"schema", "arm", "layers", "nodes", "edges", "groups", "blueprint_id", "lineage",
-               "revision", "exported_by", "symbols", "collapsed", "explain", "provenance", "config_fields"};
-    Members m(m_keys, all(3));
-    members(root, p, m, b.extras, [&](int s, element v, const Path& vp) {
-        switch (s) {
-            case 0:
-                b.schema = read_string(v, vp);
-                if (b.schema != schema_name) {
-                    std::string hint = b.schema.rfind("kbp-graph/", 0) == 0 ? " (this kbp reads kbp-graph/v2)" : "";
-                    fail(vp, "unknown schema '" + b.schema + "'" + hint);
-                }
-                break;
-            case 1: read_record(b.arm, v, vp); break;
-            case 2: read_described_list(b.layers, v, vp); break;
-            case 3: read_described_list(b.nodes, v, vp); break;
-            case 4: read_described_list(b.edges, v, vp); break;
-            case 5: read_described_list(b.groups, v, vp); break;
-            case 6: b.blueprint_id = read_string_or_null(v, vp); break;
-            case 7: b.lineage = read_string_or_null(v, vp); break;
-            case 8: b.revision = read_int_or_null(v, vp, 0, max_index); break;
-            case 9: b.exported_by = read_string_or_null(v, vp); break;
-            case 10: b.symbols = read_symbols(v, vp); break;
-            case 11: b.collapsed = read_collapsed(v, vp); break;
-            case 12: b.explain = read_explain(v, vp); break;
-            case 13: b.provenance = read_provenance(v, vp); break;
-            case 14:
-                if (v.type() != element_type::OBJECT) wrong_type(v, vp, "an object");
-                b.config_fields = to_json(v).object();
-                break;
-        }
-    });
-    // The flat lists may be left out when the collapsed form is there (kbp collapse --only).
-    bool flat = m.seen(3) || m.seen(4) || m.seen(5);
-    if (!flat && m.seen(11)) {
-        b.collapsed_only = true;
-    } else {
-        if (!m.seen(3)) fail(p, "missing required member 'nodes'");
-        if (!m.seen(4)) fail(p, "missing required member 'edges'");
-        if (!m.seen(5)) fail(p, "missing required member 'groups'");
-    }
+    Members m(root_keys, all(3));
+    members(root, p, m, b.extras, [&](int s, element v, const Path& vp) { read_root_member(b, s, v, vp); });
+    finish_root(b, m, p);
     return b;
 }
+
+// ---- big plans, a piece at a time ----------------------------------------------------------
+//
+// simdjson's DOM of a whole plan is about 2.9 times the file (its tape and string copies), so a
+// million-node plan would need the file, the DOM and the model at once. A big plan is instead
+// read member by member: a light scan finds where each top-level member and each element of
+// the flat lists begins and ends, and simdjson parses one piece (a few MB of list elements,
+// copied with "[" "]" around them) at a time into the same readers as above. The scan checks
+// only the structure between pieces; simdjson checks each piece. Anything unexpected (a syntax
+// error, an escaped key, a shape error) is not reported from here: the caller reads the whole
+// file the ordinary way, which reports it exactly as for a small file.
+
+struct NotStreamable {};
+
+class PieceReader {
+public:
+    PieceReader(std::string_view text, std::size_t piece_bytes, const std::function<void(std::size_t)>& done_before)
+        : text_(text), piece_bytes_(piece_bytes), done_before_(done_before) {}
+
+    Blueprint read() {
+        Blueprint b;
+        Path p;
+        Members m(root_keys, all(3));
+        std::size_t i = skip_space(0);
+        expect(i, '{');
+        i = skip_space(i + 1);
+        if (peek(i) == '}') {
+            i = skip_space(i + 1);
+        } else {
+            while (true) {
+                auto [key, after_key] = scan_key(i);
+                i = skip_space(after_key);
+                expect(i, ':');
+                i = skip_space(i + 1);
+                const Path vp = p / key;
+                int s = m.slot(key);
+                if (s == -2) throw NotStreamable{};
+                if ((s == root_nodes || s == root_edges || s == root_groups) && peek(i) == '[') {
+                    if (s == root_nodes) i = read_pieces(b.nodes, i, vp);
+                    if (s == root_edges) i = read_pieces(b.edges, i, vp);
+                    if (s == root_groups) i = read_pieces(b.groups, i, vp);
+                } else {
+                    std::size_t end = skip_value(i);
+                    element v = parse_piece(text_.substr(i, end - i), false);
+                    if (s < 0)
+                        b.extras.emplace_back(std::string(key), to_json(v));
+                    else
+                        read_root_member(b, s, v, vp);
+                    i = end;
+                }
+                i = skip_space(i);
+                if (peek(i) == ',') {
+                    i = skip_space(i + 1);
+                    continue;
+                }
+                expect(i, '}');
+                i = skip_space(i + 1);
+                break;
+            }
+        }
+        if (i != text_.size()) throw NotStreamable{};
+        m.check(p);
+        finish_root(b, m, p);
+        return b;
+    }
+
+private:
+    char peek(std::size_t i) const { return i < text_.size() ? text_[i] : '\0'; }
+    void expect(std::size_t i, char c) const {
+        if (peek(i) != c) throw NotStreamable{};
+    }
+    std::size_t skip_space(std::size_t i) const {
+        while (i < text_.size() && (text_[i] == ' ' || text_[i] == '\n' || text_[i] == '\r' || text_[i] == '\t')) ++i;
+        return i;
+    }
+    // A key without escapes or non-ASCII bytes (every key of the format); others are not streamed.
+    std::pair<std::string_view, std::size_t> scan_key(std::size_t i) const {
+        expect(i, '"');
+        std::size_t end = i + 1;
+        while (end < text_.size() && text_[end] != '"') {
+            auto c = static_cast<unsigned char>(text_[end]);
+            if (c == '\\' || c < 0x20 || c >= 0x80) throw NotStreamable{};
+            ++end;
+        }
+        if (end >= text_.size()) throw NotStreamable{};
+        return {text_.substr(i + 1, end - i - 1), end + 1};
+    }
+    // i at a string's opening quote: the index after its closing quote.
+    std::size_t skip_string(std::size_t i) const {
+        const std::size_t n = text_.size();
+        for (++i; i < n && text_[i] != '"';) i += text_[i] == '\\' ? 2 : 1;
+        if (i >= n) throw NotStreamable{};
+        return i + 1;
+    }
+    // The end of the value starting at i: strings with their escapes, containers by depth,
+    // scalars up to the next delimiter. It does not validate: simdjson parses the value.
+    std::size_t skip_value(std::size_t i) const {
+        const std::size_t n = text_.size();
+        char c = peek(i);
+        if (c == '"') return skip_string(i);
+        if (c == '{' || c == '[') {
+            std::size_t depth = 0;
+            while (i < n) {
+                c = text_[i];
+                if (c == '"') {
+                    i = skip_string(i);
+                    continue;
+                }
+                ++i;
+                if (c == '{' || c == '[') ++depth;
+                else if ((c == '}' || c == ']') && --depth == 0) return i;
+            }
+            throw NotStreamable{};
+        }
+        while (i < n && c != ',' && c != '}' && c != ']' && c != ' ' && c != '\n' && c != '\r' && c != '\t') c = peek(++i);
+        return i;
+    }
+    // Parses `piece` (copied: the parser reads past its end); as a list when `list`.
+    element parse_piece(std::string_view piece, bool list) {
+        buffer_.clear();
+        buffer_.reserve(piece.size() + 2 + simdjson::SIMDJSON_PADDING);
+        if (list) buffer_ += '[';
+        buffer_.append(piece);
+        if (list) buffer_ += ']';
+        element e;
+        if (parser_.parse(buffer_.data(), buffer_.size(), false).get(e)) throw NotStreamable{};
+        return e;
+    }
+    // A flat list, piece_bytes_ of elements at a time; returns the index after its ']'.
+    template <class T> std::size_t read_pieces(std::vector<T>& out, std::size_t i, const Path& p) {
+        i = skip_space(i + 1);
+        std::size_t index = 0;
+        if (peek(i) == ']') return i + 1;
+        while (true) {
+            const std::size_t first = i;
+            std::size_t end = i;
+            bool last = false;
+            do {
+                end = skip_value(i);
+                i = skip_space(end);
+                if (peek(i) == ']') {
+                    last = true;
+                    break;
+                }
+                expect(i, ',');
+                i = skip_space(i + 1);
+            } while (end - first < piece_bytes_);
+            element piece = parse_piece(text_.substr(first, end - first), true);
+            simdjson::dom::array items = piece.get_array().value_unsafe();
+            for (element item : items) {
+                read_record(out.emplace_back(), item, p / index);
+                ++index;
+            }
+            if (done_before_) done_before_(end);
+            if (last) return i + 1;
+        }
+    }
+
+    std::string_view text_;
+    std::size_t piece_bytes_;
+    const std::function<void(std::size_t)>& done_before_;
+    simdjson::dom::parser parser_;
+    std::string buffer_;
+};
 
 // Byte offset of the first invalid UTF-8 sequence, or npos.
 std::size_t first_invalid_utf8(std::string_view s) {
@@ -660,7 +839,10 @@ std::string line_col(std::string_view text, std::size_t offset) {
     return std::to_string(line) + ":" + std::to_string(col);
 }
 
-Result<Blueprint> read_blueprint(const std::string& json, std::string_view file) {
+namespace {
+
+// The whole text through one DOM: small plans, and every plan that has an error to report.
+Result<Blueprint> read_whole(const std::string& json, std::string_view file) {
     // One parser per thread: it keeps its buffers between documents.
     thread_local simdjson::dom::parser parser;
     element root;
@@ -675,10 +857,77 @@ Result<Blueprint> read_blueprint(const std::string& json, std::string_view file)
     }
 }
 
-Result<Blueprint> load_blueprint(const std::string& path) {
+// A big plan in pieces (PieceReader); nullopt when it must be read whole.
+std::optional<Blueprint> read_in_pieces(std::string_view text, const ReadOptions& options,
+                                        const std::function<void(std::size_t)>& done_before = {}) {
+    try {
+        return PieceReader(text, std::max<std::size_t>(options.piece_bytes, 1), done_before).read();
+    } catch (const NotStreamable&) {
+    } catch (const ShapeError&) {
+    }
+    return std::nullopt;
+}
+
+// A big file mapped rather than read: pages of the plan already read are given back as the
+// reader moves on, so the file never sits in memory whole beside its model.
+class MappedFile {
+public:
+    explicit MappedFile(const std::string& path) {
+        int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return;
+        struct stat st {};
+        if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+            void* p = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+            if (p != MAP_FAILED) {
+                data_ = static_cast<const char*>(p);
+                size_ = static_cast<std::size_t>(st.st_size);
+                ::madvise(p, size_, MADV_SEQUENTIAL);
+            }
+        }
+        ::close(fd);
+    }
+    ~MappedFile() {
+        if (data_) ::munmap(const_cast<char*>(data_), size_);
+    }
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+
+    std::string_view text() const { return {data_, size_}; }
+    // Drops the resident pages before byte `offset` (they are read again from the file if needed).
+    void release_before(std::size_t offset) {
+        const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+        std::size_t end = offset / page * page;
+        if (end > released_) {
+            ::madvise(const_cast<char*>(data_) + released_, end - released_, MADV_DONTNEED);
+            released_ = end;
+        }
+    }
+
+private:
+    const char* data_ = nullptr;
+    std::size_t size_ = 0;
+    std::size_t released_ = 0;
+};
+
+}  // namespace
+
+Result<Blueprint> read_blueprint(const std::string& json, std::string_view file, const ReadOptions& options) {
+    if (json.size() >= options.pieces_above)
+        if (auto b = read_in_pieces(json, options)) return std::move(*b);
+    return read_whole(json, file);
+}
+
+Result<Blueprint> load_blueprint(const std::string& path, const ReadOptions& options) {
+    if (path != "-") {
+        MappedFile file(path);
+        if (file.text().size() >= options.pieces_above) {
+            auto release = [&](std::size_t offset) { file.release_before(offset); };
+            if (auto b = read_in_pieces(file.text(), options, release)) return std::move(*b);
+        }
+    }
     auto text = read_file(path);
     if (!text) return text.error();
-    return read_blueprint(*text, path == "-" ? "<stdin>" : path);
+    return read_whole(*text, path == "-" ? "<stdin>" : path);
 }
 
 }  // namespace kbp::schema

@@ -14,12 +14,21 @@
 
 namespace kbp::schema {
 
+// How a plan is read. A plan of `pieces_above` bytes or more is read a piece at a time (the
+// flat lists `piece_bytes` of elements at a time), so that memory holds the model and one
+// piece's DOM rather than the whole file's DOM (about 2.9 times the file); a file is then mapped
+// and its pages given back as they are read. The result, and any error, is the same either way.
+struct ReadOptions {
+    std::size_t pieces_above = std::size_t{64} << 20;
+    std::size_t piece_bytes = std::size_t{4} << 20;
+};
+
 // Parses `json` (any bytes); `file` names it in errors. A string with 64 bytes of spare
 // capacity (as read_file returns) is parsed without a copy.
-Result<Blueprint> read_blueprint(const std::string& json, std::string_view file);
+Result<Blueprint> read_blueprint(const std::string& json, std::string_view file, const ReadOptions& options = {});
 
 // Reads the file at `path` ("-" is standard input).
-Result<Blueprint> load_blueprint(const std::string& path);
+Result<Blueprint> load_blueprint(const std::string& path, const ReadOptions& options = {});
 
 // Line and column (1-based, column in bytes) of byte `offset` of `text`.
 std::string line_col(std::string_view text, std::size_t offset);

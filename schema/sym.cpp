@@ -1,9 +1,9 @@
-// The interning tables behind Sym. A load interns a few names per node, so the common case (a
-// spelling seen before) must cost a hash and one probe: each thread looks in its own open-
-// addressing table first, without a lock, and takes the shared table's lock only for a
-// spelling it has not seen (a few hundred times per process).
+// The interning table behind Sym. A load interns a few names per node, so the common case (a
+// spelling seen before) must cost a hash and one probe, without a lock; the lock is taken only
+// for a spelling the process has not seen (a few hundred times per process).
 #include "sym.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -37,52 +37,65 @@ std::uint64_t hash_text(std::string_view s) noexcept {
     return h * k;
 }
 
-// Open addressing, linear probing, at most half full. Entries point at interned spellings.
-class Table {
-public:
+// Open addressing, linear probing, at most half full; slots point at interned spellings. Readers
+// probe without a lock: a slot's text pointer is published (release) after its hash, and a full
+// table is replaced by a larger copy, published the same way, while the old one stays readable
+// (tables are never freed: a reader may still be probing one).
+struct Slot {
+    std::atomic<std::uint64_t> hash{0};
+    std::atomic<const std::string*> text{nullptr};
+};
+
+struct Table {
+    explicit Table(std::size_t n) : slots(n), mask(n - 1) {}
+    std::vector<Slot> slots;
+    std::size_t mask;
+
     const std::string* find(std::string_view s, std::uint64_t h) const noexcept {
-        if (slots_.empty()) return nullptr;
-        for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
-            const Slot& slot = slots_[i];
-            if (!slot.text) return nullptr;
-            if (slot.hash == h && slot.text->size() == s.size() && std::memcmp(slot.text->data(), s.data(), s.size()) == 0)
-                return slot.text;
+        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+            const std::string* text = slots[i].text.load(std::memory_order_acquire);
+            if (!text) return nullptr;
+            if (slots[i].hash.load(std::memory_order_relaxed) == h && text->size() == s.size() &&
+                std::memcmp(text->data(), s.data(), s.size()) == 0)
+                return text;
         }
     }
-    void insert(const std::string* text, std::uint64_t h) {
-        if ((count_ + 1) * 2 > slots_.size()) grow();
-        place(text, h);
-        ++count_;
+    void place(const std::string* text, std::uint64_t h) noexcept {
+        std::size_t i = h & mask;
+        while (slots[i].text.load(std::memory_order_relaxed)) i = (i + 1) & mask;
+        slots[i].hash.store(h, std::memory_order_relaxed);
+        slots[i].text.store(text, std::memory_order_release);
     }
-    std::size_t size() const noexcept { return count_; }
-
-private:
-    struct Slot {
-        std::uint64_t hash = 0;
-        const std::string* text = nullptr;
-    };
-    void place(const std::string* text, std::uint64_t h) {
-        std::size_t i = h & mask_;
-        while (slots_[i].text) i = (i + 1) & mask_;
-        slots_[i] = {h, text};
-    }
-    void grow() {
-        std::vector<Slot> old = std::move(slots_);
-        slots_.assign(old.empty() ? 256 : old.size() * 2, Slot{});
-        mask_ = slots_.size() - 1;
-        for (const Slot& s : old)
-            if (s.text) place(s.text, s.hash);
-    }
-    std::vector<Slot> slots_;
-    std::size_t mask_ = 0;
-    std::size_t count_ = 0;
 };
 
 // The process's spellings: a deque never moves what it holds, so a Sym's pointer stays valid.
+// The table readers probe; null until the first spelling is interned.
+constinit std::atomic<const Table*> current{nullptr};
+
 struct Shared {
-    std::mutex lock;
+    std::mutex lock;  // writers only
     std::deque<std::string> texts;
-    Table table;
+    std::deque<Table> tables;  // every table ever published
+    std::size_t count = 0;
+
+    Shared() { current.store(&tables.emplace_back(1024), std::memory_order_release); }
+
+    const std::string* insert(std::string_view text, std::uint64_t h) {
+        std::lock_guard<std::mutex> guard(lock);
+        const Table* table = current.load(std::memory_order_relaxed);
+        if (const std::string* found = table->find(text, h)) return found;  // another thread won
+        if ((count + 1) * 2 > table->slots.size()) {
+            Table& bigger = tables.emplace_back(table->slots.size() * 2);
+            for (const Slot& slot : table->slots)
+                if (const std::string* t = slot.text.load(std::memory_order_relaxed)) bigger.place(t, slot.hash.load(std::memory_order_relaxed));
+            current.store(&bigger, std::memory_order_release);
+            table = &bigger;
+        }
+        const std::string* interned = &texts.emplace_back(text);
+        const_cast<Table*>(table)->place(interned, h);
+        ++count;
+        return interned;
+    }
 };
 
 Shared& shared() {
@@ -92,33 +105,19 @@ Shared& shared() {
 
 }  // namespace
 
-const std::string& Sym::empty_text() noexcept {
-    static const std::string empty;
-    return empty;
-}
+constinit const std::string Sym::empty_spelling_;
 
 const std::string* Sym::intern(std::string_view text) {
-    thread_local Table local;
     const std::uint64_t h = hash_text(text);
-    if (const std::string* found = local.find(text, h)) return found;
-    Shared& s = shared();
-    const std::string* interned;
-    {
-        std::lock_guard<std::mutex> guard(s.lock);
-        interned = s.table.find(text, h);
-        if (!interned) {
-            interned = &s.texts.emplace_back(text);
-            s.table.insert(interned, h);
-        }
-    }
-    local.insert(interned, h);
-    return interned;
+    if (const Table* table = current.load(std::memory_order_acquire))
+        if (const std::string* found = table->find(text, h)) return found;
+    return shared().insert(text, h);
 }
 
 std::size_t Sym::interned_count() {
     Shared& s = shared();
     std::lock_guard<std::mutex> guard(s.lock);
-    return s.table.size();
+    return s.count;
 }
 
 std::ostream& operator<<(std::ostream& out, Sym s) { return out << s.view(); }

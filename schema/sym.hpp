@@ -10,7 +10,7 @@
 //
 // Reads look like a const std::string (str(), size(), starts_with, ...) and convert to
 // `const std::string&` and std::string_view, so code that only reads names needs no change.
-// Interning is thread-safe: each thread keeps its own lock-free table in front of the shared one.
+// Interning is thread-safe; looking up a known spelling takes no lock.
 #pragma once
 
 #include <compare>
@@ -79,7 +79,8 @@ public:
     static std::size_t interned_count();
 
 private:
-    static const std::string& empty_text() noexcept;
+    static const std::string& empty_text() noexcept { return empty_spelling_; }
+    static const std::string empty_spelling_;
     static const std::string* intern(std::string_view text);
     const std::string* text_;
 };
