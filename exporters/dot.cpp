@@ -1,7 +1,7 @@
 // From a view to a cgraph graph: clusters first (parents before children), then nodes into
 // their innermost cluster, then each edge into the innermost cluster holding both ends, all in
 // view order. Labels are HTML-like (escaped with html_escape) except tooltips and stub labels
-// (escString, escaped with label_escape); names are left to cgraph's writer to quote.
+// (escString, escaped with label_escape); names go through dot_name, then cgraph's writer quotes them.
 #include "exporters/dot.hpp"
 
 #include <algorithm>
@@ -542,7 +542,7 @@ private:
                 g.set(edge, s_.e_fontcolor, std::string(port_color));
                 g.set(edge, s_.e_penwidth, "1.8");
                 g.set(edge, s_.e_constraint, "false");
-                if (e.head_cluster >= 0) g.set(edge, s_.e_lhead, v_.clusters[static_cast<std::size_t>(e.head_cluster)].name);
+                if (e.head_cluster >= 0) g.set(edge, s_.e_lhead, dot_name(v_.clusters[static_cast<std::size_t>(e.head_cluster)].name));
                 continue;
             }
             if (e.fused) {
