@@ -207,25 +207,9 @@ TEST_CASE("exporters: names and labels with dots, colons, ::, <, >, quotes and &
     }
 }
 
-namespace {
-
-// The seed's layer templates repeated over `layers` layers and expanded (as kbp-export-bench does).
-schema::Blueprint scaled_seed(std::size_t layers) {
-    schema::Blueprint b = test::seed_over_layers(layers);
-    b.collapsed_only = false;
-    auto flat = schema::expand_templates(b);
-    REQUIRE(flat.ok());
-    b.nodes = std::move(flat->nodes);
-    b.edges = std::move(flat->edges);
-    b.groups = std::move(flat->groups);
-    return b;
-}
-
-}  // namespace
-
 TEST_CASE("exporters: DOT of a plan 4x the seed's size is written quickly and reads back", "[exporters][dot]") {
     // ~7,000 ops over 180 layers; the 40,000-op case is measured by kbp-export-bench.
-    auto big = scaled_seed(180);
+    auto big = test::seed_over_layers(180, true);
     REQUIRE(schema::validate(big).empty());
     REQUIRE(big.nodes.size() > 6900);
     auto start = std::chrono::steady_clock::now();
