@@ -1,6 +1,7 @@
 #include "schema/temp_cleanup.hpp"
 
 #include <atomic>
+#include <cerrno>
 #include <climits>
 #include <cstring>
 #include <mutex>
