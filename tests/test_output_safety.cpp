@@ -53,13 +53,16 @@ std::string large_plan(const test::TempDir& dir, std::size_t layers) {
     return path;
 }
 
-pid_t spawn_kbp(const std::vector<std::string>& args) {
+// Starts `kbp ARGS` with its stdout and stderr going to `out` and `err`.
+pid_t spawn_kbp(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
     std::vector<char*> argv{const_cast<char*>(KBP_CLI_PATH)};
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid = -1;
     int rc = posix_spawn(&pid, KBP_CLI_PATH, &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
@@ -113,7 +116,7 @@ TEST_CASE("output safety: SIGTERM or SIGINT during kbp fmt leaves no temporary f
     for (int i = 0; i < runs; ++i) {
         int sig = i % 2 ? SIGINT : SIGTERM;
         INFO("run " << i << ", signal " << sig);
-        pid_t pid = spawn_kbp({"fmt", plan, "-o", out});
+        pid_t pid = spawn_kbp({"fmt", plan, "-o", out}, dir.file("stdout.txt"), dir.file("stderr.txt"));
         // Most runs are killed while the temporary file is being written (the window a signal
         // used to leave it behind in), a little later each time; every fourth at a fixed delay
         // from the start instead, wherever that falls.
@@ -142,6 +145,8 @@ TEST_CASE("output safety: SIGTERM or SIGINT during kbp fmt leaves no temporary f
             ++finished;
         }
         CHECK(leftovers(out_dir.path()).empty());
+        CHECK(test::slurp(dir.file("stdout.txt")).empty());
+        CHECK(test::slurp(dir.file("stderr.txt")).empty());  // a kill is not an error kbp reports
         // The target is either absent or whole: never a prefix of the output.
         if (fs::exists(out)) CHECK(test::slurp(out) == reference.out);
     }
