@@ -44,7 +44,7 @@ int run_check(int argc, char** argv) {
         if (!open.empty()) {
             std::cerr << file << ": note: " << open.size()
                       << " ops have FixedPoint32 fractional bits or template arguments that no calibrated range decided (kbp plan --ranges):";
-            for (std::size_t i = 0; i < std::min(open.size(), max); ++i) std::cerr << (i ? ", " : " ") << open[i];
+            for (std::size_t i = 0; i < std::min(open.size(), max); ++i) std::cerr << (i ? ", " : " ") << printable(open[i]);
             if (open.size() > max) std::cerr << ", ... (" << open.size() - max << " more)";
             std::cerr << "\n";
         }

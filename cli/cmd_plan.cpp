@@ -77,7 +77,7 @@ int plan_one(const planner::Planner& planner, const planner::PlanRequest& r, con
     auto plan = planner.plan(r);
     if (!plan) return report(plan.error());
     if (!quiet)
-        for (const auto& w : plan->warnings) std::cerr << "kbp: warning: " << w << "\n";
+        for (const auto& w : plan->warnings) std::cerr << "kbp: warning: " << printable(w) << "\n";
     auto problems = schema::validate(plan->blueprint);
     if (!problems.empty()) {
         print_diagnostics("<plan " + r.arm + ">", problems, 20);

@@ -1,4 +1,5 @@
 // kbp fmt / expand / collapse: read a blueprint, rewrite one form of it, write it atomically.
+#include <algorithm>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -18,9 +19,17 @@ int write(const schema::Blueprint& b, const Args& args) {
     return 0;
 }
 
-// Both forms of a blueprint must say the same: compares the expansion with the flat lists.
-bool same_flat(const schema::FlatLists& flat, const schema::Blueprint& b) {
-    return flat.nodes == b.nodes && flat.edges == b.edges && flat.groups == b.groups;
+// Both forms of a blueprint must say the same: where the expansion first differs from the flat
+// lists ("/edges/308", or "/edges" when only the counts differ), or "" when it does not.
+std::string first_difference(const schema::FlatLists& flat, const schema::Blueprint& b) {
+    auto in = [](const char* list, const auto& expanded, const auto& actual) -> std::string {
+        for (std::size_t i = 0; i < std::min(expanded.size(), actual.size()); ++i)
+            if (!(expanded[i] == actual[i])) return std::string("/") + list + "/" + std::to_string(i);
+        return expanded.size() == actual.size() ? "" : std::string("/") + list;
+    };
+    for (auto where : {in("nodes", flat.nodes, b.nodes), in("edges", flat.edges, b.edges), in("groups", flat.groups, b.groups)})
+        if (!where.empty()) return where;
+    return "";
 }
 
 }  // namespace
@@ -80,8 +89,11 @@ int run_collapse(int argc, char** argv) {
     if (!collapsed) return report(collapsed.error().with_context(file));
     b->collapsed = std::move(*collapsed);
     auto flat = schema::expand_templates(*b);
-    if (!flat || !flat->complete || !same_flat(*flat, *b))
+    if (!flat || !flat->complete)
         return report(make_error(ErrorCode::unsupported, file, "the collapsed form does not expand back to the flat lists"));
+    if (auto where = first_difference(*flat, *b); !where.empty())
+        return report(make_error(ErrorCode::unsupported, file + ": " + where,
+                                 "the collapsed form expands to something else here, so kbp cannot collapse this plan losslessly"));
     b->collapsed_only = args->flag("--only");
     return write(*b, *args);
 }

@@ -142,7 +142,7 @@ int report(const Error& error) {
 }
 
 int usage_error(const std::string& command, const std::string& message) {
-    std::cerr << "kbp " << command << ": " << message << " (see 'kbp " << command << " --help')\n";
+    std::cerr << "kbp " << command << ": " << printable(message) << " (see 'kbp " << command << " --help')\n";
     return exit_code(ErrorCode::usage);
 }
 

@@ -32,10 +32,10 @@ void print_diagnostics(const std::string& file, const schema::Diagnostics& d, st
     std::size_t shown = 0;
     for (const auto& item : d.items()) {
         if (shown == max) break;
-        std::cerr << file << ": " << item.pointer << ": " << item.message << "\n";
+        std::cerr << printable(file) << ": " << item.pointer << ": " << item.message << "\n";
         ++shown;
     }
-    if (d.total() > shown) std::cerr << file << ": ... and " << d.total() - shown << " more problems\n";
+    if (d.total() > shown) std::cerr << printable(file) << ": ... and " << d.total() - shown << " more problems\n";
 }
 
 std::optional<schema::Blueprint> load_valid(const std::string& file, int& exit_code, std::size_t max_problems) {

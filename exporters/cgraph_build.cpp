@@ -1,5 +1,7 @@
 #include "exporters/cgraph_build.hpp"
 
+#include "exporters/text.hpp"
+
 #include <cctype>
 #include <stdexcept>
 #include <unordered_map>
@@ -121,9 +123,9 @@ CGraph::~CGraph() {
     if (g_) agclose(g_);
 }
 
-Agraph_t* CGraph::subgraph(Agraph_t* parent, const std::string& name) { return agsubg(parent, c_str(name), 1); }
+Agraph_t* CGraph::subgraph(Agraph_t* parent, const std::string& name) { return agsubg(parent, c_str(dot_name(name)), 1); }
 
-Agnode_t* CGraph::node(Agraph_t* g, const std::string& name) { return agnode(g, c_str(name), 1); }
+Agnode_t* CGraph::node(Agraph_t* g, const std::string& name) { return agnode(g, c_str(dot_name(name)), 1); }
 
 Agedge_t* CGraph::edge(Agraph_t* g, Agnode_t* tail, Agnode_t* head) { return agedge(g, tail, head, nullptr, 1); }
 

@@ -28,6 +28,7 @@ public:
     CGraph& operator=(const CGraph&) = delete;
 
     Agraph_t* root() const { return g_; }
+    // Names go through dot_name (text.hpp), so that every name parses back from the DOT text.
     Agraph_t* subgraph(Agraph_t* parent, const std::string& name);
     Agnode_t* node(Agraph_t* g, const std::string& name);
     Agedge_t* edge(Agraph_t* g, Agnode_t* tail, Agnode_t* head);

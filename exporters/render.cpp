@@ -8,7 +8,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <vector>
 
 #include "exporters/cgraph_build.hpp"
 #include "exporters/text.hpp"
@@ -27,6 +30,25 @@ namespace kbp::exporters {
 
 using detail::ErrorCapture;
 
+namespace {
+
+struct PixelSize {
+    std::int64_t width = 0, height = 0;
+};
+
+// The PNG a laid-out graph makes: its bounding box plus the pad on each side, in points, at the
+// 96 dpi Graphviz renders bitmaps at.
+PixelSize png_size(Agraph_t* g) {
+    constexpr double bitmap_dpi = 96, points_per_inch = 72;
+    double pad = points_per_inch * 0.2;  // dot.cpp's pad="0.2" (inches)
+    if (const char* p = agget(g, const_cast<char*>("pad")); p && *p) pad = points_per_inch * std::atof(p);
+    boxf bb = GD_bb(g);
+    auto pixels = [&](double points) { return static_cast<std::int64_t>(std::ceil((points + 2 * pad) * bitmap_dpi / points_per_inch)); };
+    return {pixels(bb.UR.x - bb.LL.x), pixels(bb.UR.y - bb.LL.y)};
+}
+
+}  // namespace
+
 std::optional<ImageFormat> parse_image_format(std::string_view text) {
     if (text == "svg") return ImageFormat::svg;
     if (text == "png") return ImageFormat::png;
@@ -39,6 +61,26 @@ std::optional<ImageFormat> image_format_for_path(std::string_view path) {
     std::string ext(path.substr(dot + 1));
     for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return parse_image_format(ext);
+}
+
+std::string smaller_pictures(const View& view) {
+    std::vector<std::string> options;
+    if (view.kind != ViewKind::collapsed) options.push_back("--view collapsed");
+    if (view.kind == ViewKind::flat) options.push_back("--view groups");
+    const schema::Blueprint* plan = view.plan;
+    std::size_t layers = plan ? plan->layers.size() : 0;
+    if (layers > 1 && (!view.options.layers || view.options.layers->size() > 1))
+        options.push_back(layers > 7 ? "--layers 3-7" : "--layers 0");
+    // A block type this plan has (GLM's "dsa" is no use for a Llama plan, whose blocks are
+    // "attn" and "mlp"): the first of its first layer's, as "l0.attn" -> "attn".
+    if (view.options.block.empty() && plan && !plan->layers.empty() && !plan->layers.front().blocks.empty()) {
+        const std::string& block = plan->layers.front().blocks.front();
+        auto dot = block.find('.');
+        options.push_back("--block " + (dot == std::string::npos ? block : block.substr(dot + 1)));
+    }
+    std::string out;
+    for (std::size_t i = 0; i < options.size(); ++i) out += (i == 0 ? "" : i + 1 == options.size() ? " or " : ", ") + options[i];
+    return out;
 }
 
 RenderEstimate estimate_render(const View& view, const RenderOptions& options) {
@@ -58,8 +100,8 @@ RenderEstimate estimate_render(const View& view, const RenderOptions& options) {
         e.advice = "the " + std::string(view_kind_name(view.kind)) + " view has " +
                    grouped(static_cast<std::int64_t>(e.nodes)) + " nodes and " +
                    grouped(static_cast<std::int64_t>(e.edges)) + " edges; laying it out takes " + when +
-                   " (on 2 cores; growing with the square of the nodes). --view collapsed, --view groups, "
-                   "--layers 3-7 or --block dsa draw a readable piece in well under a second";
+                   " (on 2 cores; growing with the square of the nodes). " + smaller_pictures(view) +
+                   " draw a readable piece in well under a second";
     }
     return e;
 }
@@ -76,6 +118,18 @@ Result<std::string> render_view(const View& view, const DotOptions& dot, const R
     if (gvLayout(gvc, graph->root(), "dot") != 0) {
         std::string why = errors.text();
         return make_error(ErrorCode::unsupported, "", "Graphviz could not lay out the graph" + (why.empty() ? "" : ": " + why));
+    }
+    if (options.format == ImageFormat::png) {
+        // cairo's bitmaps stop at 32,767 px a side; past that Graphviz would shrink the picture to
+        // fit and warn, giving an unreadable sliver. Refuse instead, before rendering.
+        auto size = png_size(graph->root());
+        if (size.width > max_png_side || size.height > max_png_side) {
+            gvFreeLayout(gvc, graph->root());
+            return make_error(ErrorCode::unsupported, "",
+                              "the picture would be " + grouped(size.width) + " × " + grouped(size.height) +
+                                  " px, past the " + grouped(max_png_side) + " px a PNG side can have; " +
+                                  smaller_pictures(view) + " draw less, or SVG output (-o OUT.svg) has no such limit");
+        }
     }
     const char* format = options.format == ImageFormat::svg ? "svg" : "png:cairo";
     char* data = nullptr;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,7 +52,16 @@ struct RenderEstimate {
 
 RenderEstimate estimate_render(const View& view, const RenderOptions& options = {});
 
-// The image's bytes. Refuses a view that is too large (ErrorCode::unsupported) unless forced.
+// The longest side of a PNG cairo can make. A PNG render lays the view out, and refuses
+// (ErrorCode::unsupported) when the picture would be larger, rather than let Graphviz shrink it.
+inline constexpr std::int64_t max_png_side = 32767;
+
+// The options that draw less of `view`, as advice: "--view collapsed, --view groups, --layers 3-7
+// or --block attn", naming only a block type the plan has.
+std::string smaller_pictures(const View& view);
+
+// The image's bytes. Refuses a view that is too large (ErrorCode::unsupported) unless forced, and
+// a PNG past max_png_side whether forced or not.
 // Not thread-safe (Graphviz is not): one render at a time per process.
 Result<std::string> render_view(const View& view, const DotOptions& dot, const RenderOptions& options = {});
 

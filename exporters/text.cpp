@@ -3,6 +3,18 @@
 #include <cstdio>
 
 namespace kbp::exporters {
+namespace {
+
+// "\x1b": a byte shown as text, for control characters no label should carry raw.
+void append_hex(std::string& out, unsigned char c) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\x%02x", c);
+    out += buf;
+}
+
+bool is_control(unsigned char c) { return c < 0x20 || c == 0x7f; }
+
+}  // namespace
 
 std::string html_escape(std::string_view text) {
     std::string out;
@@ -14,8 +26,9 @@ std::string html_escape(std::string_view text) {
             case '>': out += "&gt;"; break;
             case '"': out += "&quot;"; break;
             default:
-                if (static_cast<unsigned char>(c) < 0x20) break;  // no control characters in XML 1.0
-                out += c;
+                // No control characters in XML 1.0: shown as \x1b (a backslash is plain text here).
+                if (is_control(static_cast<unsigned char>(c))) append_hex(out, static_cast<unsigned char>(c));
+                else out += c;
         }
     }
     return out;
@@ -27,7 +40,21 @@ std::string label_escape(std::string_view text) {
     for (char c : text) {
         if (c == '\\') out += "\\\\";
         else if (c == '\n') out += "\\n";
-        else if (static_cast<unsigned char>(c) < 0x20) continue;
+        else if (is_control(static_cast<unsigned char>(c))) {
+            out += '\\';  // shown as the text \x1b: the escaped backslash, then x1b
+            append_hex(out, static_cast<unsigned char>(c));
+        } else out += c;
+    }
+    return out;
+}
+
+std::string dot_name(std::string_view name) {
+    std::string out;
+    out.reserve(name.size());
+    for (char c : name) {
+        if (c == '\\') out += "\\\\";
+        else if (c == '\n') out += "\\n";
+        else if (is_control(static_cast<unsigned char>(c))) append_hex(out, static_cast<unsigned char>(c));
         else out += c;
     }
     return out;

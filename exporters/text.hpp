@@ -3,8 +3,9 @@
 //
 // Graphviz reads two kinds of label. An ordinary label is an "escString": `\n`, `\l`, `\N` ...
 // are interpreted, so a backslash must be doubled. An HTML-like label (`<...>`) is XML: `&`, `<`,
-// `>` and `"` must be entities. Names (node and subgraph ids) need neither: cgraph quotes them
-// when it writes DOT.
+// `>` and `"` must be entities. Names (node and subgraph ids) are quoted by cgraph's writer,
+// which escapes `"` but not a backslash: a name ending in one would swallow its closing quote,
+// so names go through dot_name first.
 #pragma once
 
 #include <cstdint>
@@ -16,11 +17,18 @@
 
 namespace kbp::exporters {
 
-// `&` `<` `>` `"` as entities; control characters (other than none) dropped.
+// `&` `<` `>` `"` as entities; control characters shown as the text `\x1b`.
 std::string html_escape(std::string_view text);
 
-// A backslash doubled and a newline as `\n`, so Graphviz shows `text` as written.
+// A backslash doubled and a newline as `\n`, so Graphviz shows `text` as written; other control
+// characters shown as the text `\x1b`.
 std::string label_escape(std::string_view text);
+
+// A node or subgraph name as cgraph is given it: a backslash doubled, a newline as `\n`, other
+// control characters as `\x1b`; any other name unchanged. Distinct names stay distinct (every
+// backslash in the result starts one of these), and Graphviz's parser reads the name back as
+// this text.
+std::string dot_name(std::string_view name);
 
 // "132 B", "8 KiB", "16.5 KiB", "1.2 MiB": bytes per token, short.
 std::string bytes_text(std::int64_t bytes);

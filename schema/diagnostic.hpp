@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "schema/message_text.hpp"
+
 namespace kbp::schema {
 
 struct Diagnostic {
@@ -11,12 +13,13 @@ struct Diagnostic {
     std::string message;
 };
 
-// Collects diagnostics up to a cap, counting the rest (a broken file can have thousands).
+// Collects diagnostics up to a cap, counting the rest (a broken file can have thousands). What is
+// kept is printable (message_text.hpp): an id's escape sequences or 50 MB never reach a terminal.
 class Diagnostics {
 public:
     explicit Diagnostics(std::size_t cap = 10000) : cap_(cap) {}
     void add(std::string pointer, std::string message) {
-        if (items_.size() < cap_) items_.push_back({std::move(pointer), std::move(message)});
+        if (items_.size() < cap_) items_.push_back({printable(pointer), printable(message)});
         ++total_;
     }
     const std::vector<Diagnostic>& items() const { return items_; }

@@ -8,9 +8,14 @@
 #include <iterator>
 #include <random>
 #include <system_error>
+#include <utility>
+
+#include <fcntl.h>
 
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "schema/temp_cleanup.hpp"
 
 namespace kbp {
 
@@ -41,6 +46,88 @@ Result<std::string> read_file(const std::string& path) {
     return text;
 }
 
+namespace {
+
+// The output error errno describes.
+Error os_error(const std::string& path) { return make_error(ErrorCode::output, path, std::strerror(errno)); }
+
+// Follows `path` through symlinks (at most 40, as the kernel does) to the name a write should
+// replace: a link is written through, so the link stays and its target gets the new content.
+// A dangling link gives the name it points at, which is then created.
+Result<std::string> resolve_links(const std::string& path) {
+    namespace fs = std::filesystem;
+    fs::path p(path);
+    for (int hops = 0; hops < 40; ++hops) {
+        std::error_code ec;
+        auto status = fs::symlink_status(p, ec);
+        if (ec || !fs::is_symlink(status)) return p.string();
+        fs::path next = fs::read_symlink(p, ec);
+        if (ec) return make_error(ErrorCode::output, path, ec.message());
+        p = next.is_absolute() ? next : p.parent_path() / next;
+    }
+    return make_error(ErrorCode::output, path, "too many levels of symbolic links");
+}
+
+Status write_all(int fd, std::string_view content, const std::string& path) {
+    const char* p = content.data();
+    std::size_t left = content.size();
+    while (left > 0) {
+        ssize_t w = ::write(fd, p, left);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return os_error(path);
+        }
+        p += w;
+        left -= static_cast<std::size_t>(w);
+    }
+    return Ok{};
+}
+
+// A character device (/dev/null, a terminal) or a FIFO is written into, never replaced.
+Status write_in_place(const std::string& path, std::string_view content) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return os_error(path);
+    auto s = write_all(fd, content, path);
+    if (::close(fd) != 0 && s.ok()) return os_error(path);
+    return s;
+}
+
+// A temporary file beside `target`, created (O_EXCL) with mode 0666 so the umask applies, and
+// registered for removal on a signal. Signals must be held by the caller.
+struct Temp {
+    int fd = -1;
+    int slot = -1;
+    std::string path;
+};
+Result<Temp> create_temp_beside(const std::string& target) {
+    namespace fs = std::filesystem;
+    fs::path t(target);
+    fs::path dir = t.parent_path().empty() ? fs::path(".") : t.parent_path();
+    std::string stem = (dir / ("." + t.filename().string() + ".tmp.")).string();
+    static constexpr char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    std::random_device seed;
+    std::mt19937_64 random(seed() ^ static_cast<std::uint64_t>(::getpid()));
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        Temp temp;
+        temp.path = stem;
+        for (int i = 0; i < 6; ++i) temp.path += letters[random() % (sizeof letters - 1)];
+        temp.fd = ::open(temp.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (temp.fd >= 0) {
+            temp.slot = register_temp_file(temp.path.c_str());
+            return temp;
+        }
+        if (errno != EEXIST) return os_error(target);
+    }
+    return make_error(ErrorCode::output, target, "no free temporary file name beside it");
+}
+
+void discard(const Temp& temp) {
+    ::unlink(temp.path.c_str());
+    forget_temp_file(temp.slot);
+}
+
+}  // namespace
+
 Status write_file_atomic(const std::string& path, std::string_view content) {
     if (path == "-") {
         std::cout.write(content.data(), static_cast<std::streamsize>(content.size()));
@@ -48,37 +135,38 @@ Status write_file_atomic(const std::string& path, std::string_view content) {
         if (!std::cout) return make_error(ErrorCode::output, "<stdout>", "write failed");
         return Ok{};
     }
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (fs::is_directory(path, ec))
-        return make_error(ErrorCode::output, path, "is a directory, not a file");
-    fs::path target(path);
-    fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-    // A unique temporary name in the target's folder, so the rename is atomic.
-    std::string tmp = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
-    int fd = ::mkstemp(tmp.data());
-    if (fd < 0) return make_error(ErrorCode::output, path, std::strerror(errno));
-    const char* p = content.data();
-    std::size_t left = content.size();
-    while (left > 0) {
-        ssize_t w = ::write(fd, p, left);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            int saved = errno;
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            return make_error(ErrorCode::output, path, std::strerror(saved));
-        }
-        p += w;
-        left -= static_cast<std::size_t>(w);
+    // The kernel follows links (and /dev/stdout's /proc links, which are not paths) to classify.
+    struct stat existing {};
+    bool exists = ::stat(path.c_str(), &existing) == 0;
+    if (exists) {
+        if (S_ISDIR(existing.st_mode)) return make_error(ErrorCode::output, path, "is a directory, not a file");
+        if (S_ISCHR(existing.st_mode) || S_ISFIFO(existing.st_mode)) return write_in_place(path, content);
+        if (!S_ISREG(existing.st_mode))
+            return make_error(ErrorCode::output, path, "is neither a file, a character device nor a FIFO");
     }
-    // mkstemp creates 0600; outputs are ordinary files.
-    ::fchmod(fd, 0644);
-    if (::close(fd) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
-        int saved = errno;
-        ::unlink(tmp.c_str());
-        return make_error(ErrorCode::output, path, std::strerror(saved));
+    auto target = resolve_links(path);
+    if (!target) return target.error();
+    Temp temp;
+    {
+        SignalsHeld held;
+        auto created = create_temp_beside(*target);
+        if (!created) return created.error().at(path);
+        temp = std::move(*created);
     }
+    // Every failure from here on removes the temporary file; the target is untouched.
+    auto fail = [&](Error error) {
+        SignalsHeld held;
+        if (temp.fd >= 0) ::close(temp.fd);
+        discard(temp);
+        return error;
+    };
+    if (auto s = write_all(temp.fd, content, path); !s) return fail(s.error());
+    // A file that is replaced keeps its permissions (a 0600 secret stays 0600).
+    if (exists && ::fchmod(temp.fd, existing.st_mode & 07777) != 0) return fail(os_error(path));
+    if (::close(std::exchange(temp.fd, -1)) != 0) return fail(os_error(path));
+    SignalsHeld held;
+    if (std::rename(temp.path.c_str(), target->c_str()) != 0) return fail(os_error(path));
+    forget_temp_file(temp.slot);
     return Ok{};
 }
 

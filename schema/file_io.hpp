@@ -13,6 +13,14 @@ namespace kbp {
 Result<std::string> read_file(const std::string& path);
 
 // Writes `content` to `path` atomically; "-" writes to standard output.
+//   a file (or none yet)  a temporary file beside it, renamed over it: readers see the old or the
+//                         new bytes, never half. The new file keeps the old one's permissions;
+//                         a new one gets 0666 less the umask. SIGINT, SIGTERM or SIGHUP meanwhile
+//                         removes the temporary file (temp_cleanup.hpp).
+//   a symlink             written through: the link stays, its target is replaced as above (a
+//                         dangling link's target is created).
+//   a character device    written into directly, never replaced (-o /dev/null, -o /dev/stderr);
+//   or a FIFO             so are FIFOs. Other special files and folders are refused.
 Status write_file_atomic(const std::string& path, std::string_view content);
 
 }  // namespace kbp

@@ -19,6 +19,8 @@
 #include <utility>
 #include <variant>
 
+#include "schema/message_text.hpp"
+
 namespace kbp {
 
 // What went wrong, as a program reports it; exit_code() maps each to the process's exit
@@ -57,7 +59,8 @@ struct [[nodiscard]] Error {
     std::string where;    // "samples/x.json: /nodes/12/op" or "x.json:3:17"
     std::string message;  // "unknown op 'matmull' (did you mean 'matmul'?)"
 
-    std::string text() const { return where.empty() ? message : where + ": " + message; }
+    // "where: message" as printed: the input's bytes in it made safe to show (message_text.hpp).
+    std::string text() const { return where.empty() ? printable(message) : printable(where) + ": " + printable(message); }
 
     // The same error seen from a caller that knows more of where it is: `context` goes before
     // `where` ("config.json" + "/layer_types/7" -> "config.json: /layer_types/7"), or becomes

@@ -174,6 +174,7 @@ private:
         std::vector<bool> expert = nodes_in_expert_rows(b_);
         auto k = top_k(expert);
         std::int64_t last_from = -1;
+        std::unordered_map<std::string, std::size_t> first_leaving;  // layer or block -> its first edge out
         for (std::size_t i = 0; i < b_.edges.size(); ++i) {
             const Edge& e = b_.edges[i];
             Ptr ptr{"edges", i};
@@ -201,6 +202,7 @@ private:
                                                        std::to_string(reader.group)
                                                  : "not fused, but both ends are in group " + std::to_string(producer.group));
             check_edge_format(e, producer, reader, ptr);
+            check_leaving_tensor(i, producer, reader, first_leaving);
             check_bytes(e, expert, k, ptr);
             if (b_.symbols && e.dim) {
                 std::string error;
@@ -210,6 +212,26 @@ private:
                     out_.add(ptr + "/dim_value", std::to_string(e.dim_value) + ", but '" + *e.dim + "' = " + std::to_string(*v));
             }
         }
+    }
+
+    // The edges that leave a layer (or a block outside the layers) for the next carry one tensor:
+    // the collapsed form records one per boundary (ports.out_tensor), so a plan with two would
+    // pass here and then be refused by kbp collapse, which could not write it back.
+    void check_leaving_tensor(std::size_t i, const Node& producer, const Node& reader,
+                              std::unordered_map<std::string, std::size_t>& first_leaving) {
+        if (producer.layer == reader.layer && (producer.layer || producer.block == reader.block)) return;
+        std::string from = producer.layer ? "layer " + std::to_string(*producer.layer) : "block '" + producer.block + "'";
+        auto [first, fresh] = first_leaving.try_emplace(from, i);
+        if (fresh) return;
+        const Edge& e = b_.edges[i];
+        const Edge& f = b_.edges[first->second];
+        std::string other = at("edges", first->second);
+        if (e.id != f.id)
+            out_.add(at("edges", i) + "/id", "tensor '" + e.id + "' leaves " + from + ", but " + other + " names the tensor leaving it '" +
+                                                 f.id + "' (one tensor leaves a layer or block)");
+        else if (!(e.rows == f.rows && e.dim == f.dim && e.dim_value == f.dim_value && e.bytes_per_token == f.bytes_per_token &&
+                   e.requant == f.requant))
+            out_.add(at("edges", i), "tensor '" + e.id + "' leaves " + from + " with other rows, dim, bytes or requant than on " + other);
     }
 
     void check_edge_format(const Edge& e, const Node& producer, const Node& reader, const Ptr& ptr) {

@@ -372,8 +372,8 @@ const Blueprint& glm_plan(const std::string& arm, std::int64_t rows) {
     return plans.emplace(std::make_pair(arm, rows), std::move(p->blueprint)).first->second;
 }
 
-Blueprint seed_over_layers(std::size_t layers) {
-    auto b = schema::relayout(seed(), schema::glm_layout(layers), false);
+Blueprint seed_over_layers(std::size_t layers, bool expand) {
+    auto b = schema::relayout(seed(), schema::glm_layout(layers), expand);
     if (!b) throw std::runtime_error(b.error().text());
     return std::move(*b);
 }

@@ -38,8 +38,9 @@ inline constexpr std::size_t seed_groups = 909;
 inline constexpr std::size_t seed_layers = 45;
 
 // The seed's layer templates (kbp's lossless collapse) laid over `layers` layers in the seed's
-// pattern (3 kda+mlp, then dsa+moe every 4th, kda+moe between), as a collapsed-only plan.
-Blueprint seed_over_layers(std::size_t layers);
+// pattern (3 kda+mlp, then dsa+moe every 4th, kda+moe between), as a collapsed-only plan, or
+// with its flat lists too when `expand`.
+Blueprint seed_over_layers(std::size_t layers, bool expand = false);
 
 // GLM-5.3-Flash planned by kbp's planner for one arm (made once per process and arm).
 const Blueprint& glm_plan(const std::string& arm, std::int64_t rows);

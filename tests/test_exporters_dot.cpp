@@ -10,6 +10,7 @@
 #include <set>
 
 #include "exporters/dot.hpp"
+#include "exporters/text.hpp"
 #include "exporters/view.hpp"
 #include "schema/templates.hpp"
 #include "schema/validator.hpp"
@@ -207,25 +208,31 @@ TEST_CASE("exporters: names and labels with dots, colons, ::, <, >, quotes and &
     }
 }
 
-namespace {
-
-// The seed's layer templates repeated over `layers` layers and expanded (as kbp-export-bench does).
-schema::Blueprint scaled_seed(std::size_t layers) {
-    schema::Blueprint b = test::seed_over_layers(layers);
-    b.collapsed_only = false;
-    auto flat = schema::expand_templates(b);
-    REQUIRE(flat.ok());
-    b.nodes = std::move(flat->nodes);
-    b.edges = std::move(flat->edges);
-    b.groups = std::move(flat->groups);
-    return b;
+TEST_CASE("exporters: names with backslashes, newlines and control bytes stay distinct and parse back", "[exporters][dot]") {
+    schema::Blueprint b = test::seed();
+    // Pairs that a careless escape would merge: a backslash + n against a newline, one backslash
+    // against two, an escaped quote against a plain one.
+    const std::vector<std::string> tails{"\\", "\\\\", "\\n", "\n", "\"", "\\\"", "\x1b[0m", "\\x1b[0m", "\x7f"};
+    std::vector<std::string> names;
+    std::size_t k = 0;
+    for (auto& n : b.nodes)
+        if (n.layer == 3 && k < tails.size()) names.push_back(n.id += tails[k++]);
+    auto v = must_view(b, {.kind = ex::ViewKind::flat, .layers = std::vector<std::int64_t>{3}});
+    auto dot = must_dot(v);
+    CHECK(dot.find('\x1b') == std::string::npos);
+    CHECK(dot.find('\x7f') == std::string::npos);
+    Parsed p(dot);
+    REQUIRE(p.g != nullptr);
+    CHECK(p.counts().nodes == static_cast<int>(v.nodes.size()));
+    for (const auto& name : names) {
+        INFO(name);
+        CHECK(agnode(p.g, const_cast<char*>(ex::dot_name(name).c_str()), 0) != nullptr);
+    }
 }
-
-}  // namespace
 
 TEST_CASE("exporters: DOT of a plan 4x the seed's size is written quickly and reads back", "[exporters][dot]") {
     // ~7,000 ops over 180 layers; the 40,000-op case is measured by kbp-export-bench.
-    auto big = scaled_seed(180);
+    auto big = test::seed_over_layers(180, true);
     REQUIRE(schema::validate(big).empty());
     REQUIRE(big.nodes.size() > 6900);
     auto start = std::chrono::steady_clock::now();

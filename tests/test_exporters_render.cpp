@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "exporters/cgraph_build.hpp"
 #include "exporters/render.hpp"
 #include "exporters/view.hpp"
 #include "exporters_support.hpp"
@@ -125,4 +126,46 @@ TEST_CASE("exporters: image formats by name and by file extension", "[exporters]
     CHECK_FALSE(ex::image_format_for_path("noext").has_value());
     CHECK(ex::parse_image_format("png") == ex::ImageFormat::png);
     CHECK_FALSE(ex::parse_image_format("jpg").has_value());
+}
+
+namespace {
+
+struct Box {
+    double x0, y0, x1, y1;
+    bool overlaps(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+};
+
+// A label's box after layout, 1 pt smaller on each side (touching is not overprinting).
+Box label_box(const textlabel_t* l) {
+    return {l->pos.x - l->dimen.x / 2 + 1, l->pos.y - l->dimen.y / 2 + 1, l->pos.x + l->dimen.x / 2 - 1, l->pos.y + l->dimen.y / 2 - 1};
+}
+
+}  // namespace
+
+TEST_CASE("exporters: the collapsed view's edge labels overprint no other label and no op", "[exporters][render]") {
+    auto v = must_view(test::seed(), {.kind = ex::ViewKind::collapsed});
+    auto dot = ex::export_dot(v, {});
+    REQUIRE(dot.ok());
+    Agraph_t* g = agmemread(dot->c_str());
+    REQUIRE(g);
+    GVC_t* gvc = ex::detail::graphviz_context();
+    REQUIRE(gvLayout(gvc, g, "dot") == 0);
+    std::vector<Box> labels, nodes;
+    for (Agnode_t* n = agfstnode(g); n; n = agnxtnode(g, n)) {
+        double w = ND_width(n) * 72 / 2, h = ND_height(n) * 72 / 2;
+        nodes.push_back({ND_coord(n).x - w, ND_coord(n).y - h, ND_coord(n).x + w, ND_coord(n).y + h});
+        for (Agedge_t* e = agfstout(g, n); e; e = agnxtout(g, e))
+            for (const textlabel_t* l : {ED_label(e), ED_xlabel(e)})
+                if (l && l->set) labels.push_back(label_box(l));
+    }
+    gvFreeLayout(gvc, g);
+    agclose(g);
+    CHECK(labels.size() > 60);  // the seed's collapsed view labels most of its 165 edges
+    int label_on_label = 0, label_on_node = 0;
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        for (std::size_t j = i + 1; j < labels.size(); ++j) label_on_label += labels[i].overlaps(labels[j]);
+        for (const auto& n : nodes) label_on_node += labels[i].overlaps(n);
+    }
+    CHECK(label_on_label == 0);
+    CHECK(label_on_node == 0);
 }

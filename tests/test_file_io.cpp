@@ -32,9 +32,12 @@ TEST_CASE("file_io: write_file_atomic writes the bytes and leaves no temporary f
     REQUIRE(s.ok());
     CHECK(test::slurp(path) == content);
     CHECK(entries(dir.path()) == std::vector<std::string>{"out.json"});
+    // A new file gets 0666 less the umask, as any program's files do (0644 under umask 022).
+    mode_t umask_now = ::umask(0);
+    ::umask(umask_now);
     struct stat st {};
     REQUIRE(::stat(path.c_str(), &st) == 0);
-    CHECK((st.st_mode & 0777) == 0644);
+    CHECK((st.st_mode & 0777) == (0666 & ~umask_now));
 
     SECTION("an empty content gives an empty file") {
         REQUIRE(write_file_atomic(path, "").ok());
