@@ -83,7 +83,7 @@ int plan_one(const planner::Planner& planner, const planner::PlanRequest& r, con
         print_diagnostics("<plan " + r.arm + ">", problems, 20);
         return report(make_error(ErrorCode::unsupported, r.config_path, "the planner produced an invalid plan (a bug in kbp or its data)"));
     }
-    if (auto s = write_file_atomic(out, schema::write_blueprint(plan->blueprint, {.pretty = !compact})); !s) return report(s.error());
+    if (auto s = schema::write_blueprint_file(out, plan->blueprint, {.pretty = !compact}); !s) return report(s.error());
     return 0;
 }
 

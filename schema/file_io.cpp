@@ -83,11 +83,13 @@ Status write_all(int fd, std::string_view content, const std::string& path) {
     return Ok{};
 }
 
+using Producer = std::function<Status(const OutputSink&)>;
+
 // A character device (/dev/null, a terminal) or a FIFO is written into, never replaced.
-Status write_in_place(const std::string& path, std::string_view content) {
+Status write_in_place(const std::string& path, const Producer& produce) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) return os_error(path);
-    auto s = write_all(fd, content, path);
+    auto s = produce([&](std::string_view piece) { return write_all(fd, piece, path); });
     if (::close(fd) != 0 && s.ok()) return os_error(path);
     return s;
 }
@@ -129,18 +131,26 @@ void discard(const Temp& temp) {
 }  // namespace
 
 Status write_file_atomic(const std::string& path, std::string_view content) {
+    return write_file_atomic(path, [&](const OutputSink& sink) { return sink(content); });
+}
+
+Status write_file_atomic(const std::string& path, const Producer& produce) {
     if (path == "-") {
-        std::cout.write(content.data(), static_cast<std::streamsize>(content.size()));
+        auto s = produce([](std::string_view piece) -> Status {
+            std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+            if (!std::cout) return make_error(ErrorCode::output, "<stdout>", "write failed");
+            return Ok{};
+        });
         std::cout.flush();
-        if (!std::cout) return make_error(ErrorCode::output, "<stdout>", "write failed");
-        return Ok{};
+        if (s.ok() && !std::cout) return make_error(ErrorCode::output, "<stdout>", "write failed");
+        return s;
     }
     // The kernel follows links (and /dev/stdout's /proc links, which are not paths) to classify.
     struct stat existing {};
     bool exists = ::stat(path.c_str(), &existing) == 0;
     if (exists) {
         if (S_ISDIR(existing.st_mode)) return make_error(ErrorCode::output, path, "is a directory, not a file");
-        if (S_ISCHR(existing.st_mode) || S_ISFIFO(existing.st_mode)) return write_in_place(path, content);
+        if (S_ISCHR(existing.st_mode) || S_ISFIFO(existing.st_mode)) return write_in_place(path, produce);
         if (!S_ISREG(existing.st_mode))
             return make_error(ErrorCode::output, path, "is neither a file, a character device nor a FIFO");
     }
@@ -160,7 +170,7 @@ Status write_file_atomic(const std::string& path, std::string_view content) {
         discard(temp);
         return error;
     };
-    if (auto s = write_all(temp.fd, content, path); !s) return fail(s.error());
+    if (auto s = produce([&](std::string_view piece) { return write_all(temp.fd, piece, path); }); !s) return fail(s.error());
     // A file that is replaced keeps its permissions (a 0600 secret stays 0600).
     if (exists && ::fchmod(temp.fd, existing.st_mode & 07777) != 0) return fail(os_error(path));
     if (::close(std::exchange(temp.fd, -1)) != 0) return fail(os_error(path));

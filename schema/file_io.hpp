@@ -2,6 +2,7 @@
 // output: it writes a temporary file beside the target and renames it over the target.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -22,5 +23,11 @@ Result<std::string> read_file(const std::string& path);
 //   a character device    written into directly, never replaced (-o /dev/null, -o /dev/stderr);
 //   or a FIFO             so are FIFOs. Other special files and folders are refused.
 Status write_file_atomic(const std::string& path, std::string_view content);
+
+// The same, for output made a piece at a time (a plan of a million nodes is written without its
+// whole text in memory): `produce` hands each piece to the sink it is given, in order, and
+// returns the first error (a sink's, or its own). Any error leaves the target untouched.
+using OutputSink = std::function<Status(std::string_view)>;
+Status write_file_atomic(const std::string& path, const std::function<Status(const OutputSink&)>& produce);
 
 }  // namespace kbp

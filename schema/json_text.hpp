@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,8 +35,20 @@ public:
     void null();
     void value(const JsonValue& v);  // any open value (point, extras), recursively
 
-    // The text so far; whole once every container is closed.
+    // The text so far; whole once every container is closed (less what drain() handed on).
     std::string& text() { return out_; }
+    // Between records the writer calls drain(): once the text holds `threshold` bytes it goes to
+    // the sink set here and the text starts anew, so a big document never sits in memory whole.
+    void set_sink(std::function<void(std::string_view)> sink, std::size_t threshold) {
+        sink_ = std::move(sink);
+        threshold_ = threshold;
+    }
+    void drain() {
+        if (sink_ && out_.size() >= threshold_) {
+            sink_(out_);
+            out_.clear();
+        }
+    }
 
 private:
     void before_value();  // the separator and indent an array element needs
@@ -47,6 +60,8 @@ private:
     bool pretty_;
     bool after_key_ = false;        // the next value follows "key": on the same line
     std::vector<bool> has_items_;  // one per open container: has it a member yet?
+    std::function<void(std::string_view)> sink_;
+    std::size_t threshold_ = 0;
 };
 
 // s as a JSON string literal ("..." with nlohmann's escapes), appended to out.

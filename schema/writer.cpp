@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schema/file_io.hpp"
 #include "schema/json_text.hpp"
 #include "schema/record_fields.hpp"
 
@@ -43,7 +44,10 @@ template <class T> void put(JsonText& w, const std::optional<T>& v);
 
 template <class T> void put(JsonText& w, const std::vector<T>& items) {
     w.begin_array();
-    for (const auto& item : items) put(w, item);
+    for (const auto& item : items) {
+        put(w, item);
+        w.drain();
+    }
     w.end_array();
 }
 
@@ -179,10 +183,7 @@ std::size_t expected_size(const Blueprint& b, bool pretty) {
     return records * (pretty ? 640 : 400);
 }
 
-}  // namespace
-
-std::string write_blueprint(const Blueprint& b, const WriteOptions& options) {
-    JsonText w(options.pretty, expected_size(b, options.pretty));
+void put_blueprint(JsonText& w, const Blueprint& b) {
     w.begin_object();
     member(w, "schema", b.schema);
     member_if(w, "blueprint_id", b.blueprint_id);
@@ -204,7 +205,31 @@ std::string write_blueprint(const Blueprint& b, const WriteOptions& options) {
     put_extras(w, b.extras);
     w.end_object();
     w.text() += '\n';
+}
+
+}  // namespace
+
+std::string write_blueprint(const Blueprint& b, const WriteOptions& options) {
+    JsonText w(options.pretty, expected_size(b, options.pretty));
+    put_blueprint(w, b);
     return std::move(w.text());
+}
+
+Status write_blueprint_file(const std::string& path, const Blueprint& b, const WriteOptions& options) {
+    return write_file_atomic(path, [&](const OutputSink& sink) -> Status {
+        constexpr std::size_t piece = std::size_t{1} << 20;
+        JsonText w(options.pretty, std::min(expected_size(b, options.pretty), 2 * piece));
+        std::optional<Error> failed;
+        w.set_sink([&](std::string_view text) {
+            if (!failed)
+                if (auto s = sink(text); !s) failed = s.error();
+        }, piece);
+        put_blueprint(w, b);
+        if (!failed)
+            if (auto s = sink(w.text()); !s) failed = s.error();
+        if (failed) return *failed;
+        return Ok{};
+    });
 }
 
 namespace {

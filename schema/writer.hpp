@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "blueprint.hpp"
+#include "result.hpp"
 
 namespace kbp::schema {
 
@@ -14,6 +15,8 @@ struct WriteOptions {
 };
 
 std::string write_blueprint(const Blueprint& blueprint, const WriteOptions& options = {});
+// The same bytes into `path` (write_file_atomic: "-", devices, links, modes), a megabyte at a time.
+Status write_blueprint_file(const std::string& path, const Blueprint& blueprint, const WriteOptions& options = {});
 
 // One member of a written node, edge or group, nested objects flattened: path "precision/weight",
 // value its compact JSON ("\"nvfp4/g16\"", "null", "[\"q\"]"). In the writer's order, extras

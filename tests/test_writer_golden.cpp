@@ -6,10 +6,12 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <unistd.h>
 #include <filesystem>
 #include <map>
 
 #include "planner/plan.hpp"
+#include "schema/file_io.hpp"
 #include "schema/reader.hpp"
 #include "schema/sha256.hpp"
 #include "schema/writer.hpp"
@@ -131,4 +133,23 @@ TEST_CASE("the writer's output equals the golden hashes", "[writer][golden]") {
         INFO(name);
         CHECK(stored[name] == hash);
     }
+}
+
+// kbp plan writes through write_blueprint_file, a megabyte at a time: the seed (1.4 MB compact,
+// 2.3 MB pretty) crosses that boundary, and the file must hold write_blueprint's bytes exactly.
+TEST_CASE("a plan written to a file a piece at a time has the writer's bytes", "[writer][golden]") {
+    const auto dir = std::filesystem::temp_directory_path() / ("kbp-writer-file-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    for (bool pretty : {false, true}) {
+        const std::string path = (dir / (pretty ? "pretty.json" : "compact.json")).string();
+        REQUIRE(schema::write_blueprint_file(path, test::seed(), {.pretty = pretty}).ok());
+        auto written = read_file(path);
+        REQUIRE(written);
+        CHECK(*written == schema::write_blueprint(test::seed(), {.pretty = pretty}));
+    }
+    // A folder that is not there: the error names the file, nothing is left behind.
+    auto missing = schema::write_blueprint_file((dir / "no" / "plan.json").string(), test::seed());
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.error().text().find("plan.json") != std::string::npos);
+    std::filesystem::remove_all(dir);
 }
