@@ -11,9 +11,12 @@ const std::array<Command, 11> table{{
      "usage: kbp plan CONFIG [--arm MODE] [--rows N] [--target NAME|FILE] [--recipe NAME|FILE]\n"
      "                [--set key=value]... [--ranges FILE] [--catalog DIR] [-o OUT] [--compact]\n"
      "       kbp plan CONFIG --arms all|ARM[:ROWS],... -o DIR\n\n"
-     "Turns a HuggingFace-style config.json into a kbp-graph/v2 blueprint for one arm: decode (1 row),\n"
-     "multi_seq (2-128 rows), verify (2-8), draft (1), prefill (rows = prompt length). The recipe and\n"
-     "target default to the config's \"kbp\" hints. --set overrides a recipe setting; --catalog DIR\n"
+     "Turns a HuggingFace-style config.json into a kbp-graph/v2 blueprint for one arm (--arm, default\n"
+     "decode) at its rows (--rows): decode (default 1) 1 row, multi_seq (default 8) 2-128,\n"
+     "verify (default 4) 2-8, draft (default 1) 1, prefill (default 512) the prompt length. The\n"
+     "recipe defaults to the config's \"kbp\" hint, else the architecture's default; the target to\n"
+     "the config's hint, else the recipe's, else the architecture's; kbp plan says on stderr which\n"
+     "it chose when not given ('kbp catalog' lists them). --set overrides a recipe setting; --catalog DIR\n"
      "adds or replaces data files (architectures/, recipes/, targets/, kernels/, fusion/, explain/,\n"
      "ops/), each checked against its kind's schema as it loads (a problem: FILE: /pointer: message).\n"
      "--arms writes one file per arm into DIR ('all' = the 17 arms decode, multi_seq 2-128, verify\n"
@@ -136,14 +139,32 @@ const Command* find_command(const std::string& name) {
     return nullptr;
 }
 
+std::vector<std::string> command_names() {
+    std::vector<std::string> out;
+    for (const auto& c : table) out.push_back(c.name);
+    return out;
+}
+
+namespace {
+std::string running_command;
+}  // namespace
+
+void set_running(const char* command) { running_command = command; }
+
+std::string prefix(const char* severity) {
+    return (running_command.empty() ? std::string("kbp") : "kbp " + running_command) + ": " + severity + ": ";
+}
+
 int report(const Error& error) {
-    std::cerr << "kbp: error: " << error.text() << "\n";
+    std::cerr << prefix("error") << error.text() << "\n";
     return exit_code(error.code);
 }
 
 int usage_error(const std::string& command, const std::string& message) {
-    std::cerr << "kbp " << command << ": " << message << " (see 'kbp " << command << " --help')\n";
+    std::cerr << "kbp " << command << ": error: " << message << " (see 'kbp " << command << " --help')\n";
     return exit_code(ErrorCode::usage);
 }
+
+void warn(const std::string& text) { std::cerr << prefix("warning") << text << "\n"; }
 
 }  // namespace kbp::cli

@@ -32,10 +32,16 @@ void print_diagnostics(const std::string& file, const schema::Diagnostics& d, st
     std::size_t shown = 0;
     for (const auto& item : d.items()) {
         if (shown == max) break;
-        std::cerr << file << ": " << item.pointer << ": " << item.message << "\n";
+        std::cerr << prefix("error") << file << ": " << item.pointer << ": " << item.message << "\n";
         ++shown;
     }
-    if (d.total() > shown) std::cerr << file << ": ... and " << d.total() - shown << " more problems\n";
+    if (d.total() > shown) std::cerr << prefix("error") << file << ": ... and " << d.total() - shown << " more problems\n";
+}
+
+std::optional<std::pair<std::string, std::string>> setting_of(const std::string& kv) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) return std::nullopt;
+    return std::make_pair(kv.substr(0, eq), kv.substr(eq + 1));
 }
 
 std::optional<schema::Blueprint> load_valid(const std::string& file, int& exit_code, std::size_t max_problems) {
@@ -47,7 +53,7 @@ std::optional<schema::Blueprint> load_valid(const std::string& file, int& exit_c
     auto problems = schema::validate(*b);
     if (!problems.empty()) {
         print_diagnostics(file, problems, max_problems);
-        std::cerr << "kbp: error: " << file << ": invalid blueprint (" << problems.total() << " problems; 'kbp check' lists them)\n";
+        std::cerr << prefix("error") << file << ": invalid blueprint (" << problems.total() << " problems; 'kbp check' lists them)\n";
         exit_code = kbp::exit_code(ErrorCode::invalid_input);
         return std::nullopt;
     }
