@@ -25,7 +25,7 @@ int run_check(int argc, char** argv) {
     for (const auto& file : args->positional) {
         auto b = schema::load_blueprint(file);
         if (!b) {
-            std::cerr << prefix("error") << b.error().text() << "\n";
+            std::cerr << prefix("error") << as_plan_error(b.error(), file).text() << "\n";
             result = exit_code(ErrorCode::invalid_input);
             continue;
         }

@@ -6,7 +6,7 @@
 namespace kbp::cli {
 namespace {
 
-const std::array<Command, 11> table{{
+const std::array<Command, 12> table{{
     {"plan", "plan a model's inference as kernels",
      "usage: kbp plan CONFIG [--arm MODE] [--rows N] [--target NAME|FILE] [--recipe NAME|FILE]\n"
      "                [--set key=value]... [--ranges FILE] [--catalog DIR] [-o OUT] [--compact]\n"
@@ -33,6 +33,13 @@ const std::array<Command, 11> table{{
      "formed its group with the rules it beat, and on a GPNPU how each FixedPoint32 fractional-bit\n"
      "count and custom-op template argument followed from the calibrated ranges.\n",
      run_why},
+    {"catalog", "list the targets, recipes and architectures kbp plans with",
+     "usage: kbp catalog [targets|recipes|architectures] [--catalog DIR]\n\n"
+     "Lists what the planner knows by name, a line each: the name, the first phrase of its\n"
+     "description, a recipe's own target, an architecture's model_type values and its default\n"
+     "recipe and target. With --catalog DIR, the files DIR adds or replaces are listed with it, and\n"
+     "their path is shown. kbp plan --target NAME / --recipe NAME take these names.\n",
+     run_catalog},
     {"check", "validate blueprints",
      "usage: kbp check FILE... [--max-problems N] [--quiet]\n\n"
      "Validates each kbp-graph/v2 blueprint: JSON syntax and encoding, member types and ranges,\n"

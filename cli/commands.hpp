@@ -25,6 +25,7 @@ int run_expand(int argc, char** argv);
 int run_collapse(int argc, char** argv);
 int run_plan(int argc, char** argv);
 int run_why(int argc, char** argv);
+int run_catalog(int argc, char** argv);
 int run_export(int argc, char** argv);
 int run_render(int argc, char** argv);
 int run_diff(int argc, char** argv);

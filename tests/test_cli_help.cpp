@@ -152,3 +152,108 @@ TEST_CASE("kbp help CMD and kbp CMD --help print the command's help with its def
     CHECK(overview.exit == 0);
     CHECK_THAT(overview.out, Catch::Contains("'kbp help <command>'"));
 }
+
+TEST_CASE("kbp plan says which target, recipe and rows it chose by default, and the samples plan without a warning") {
+    test::TempDir dir;
+    // The llama sample names its recipe and target; its recipe's expert entry is silent on a dense model.
+    auto hinted = kbp_run(dir, "plan " + llama() + " -o " + quote(dir.file("l.json")));
+    INFO(show(hinted));
+    CHECK(hinted.exit == 0);
+    CHECK(hinted.out.empty());
+    CHECK(hinted.err == "kbp plan: target h100 (the config's kbp.target), recipe fp8-dynamic (the config's kbp.recipe)\n");
+
+    std::string config = test::slurp(sample("llama-3.1-8b/config.json"));
+    auto hint = config.find("  \"kbp\": ");
+    REQUIRE(hint != std::string::npos);
+    test::spit(dir.file("config.json"), config.substr(0, hint) + config.substr(config.find('\n', hint) + 1));
+    auto bare = kbp_run(dir, "plan " + quote(dir.file("config.json")) + " --arm multi_seq -o " + quote(dir.file("m.json")));
+    INFO(show(bare));
+    CHECK(bare.exit == 0);
+    CHECK(bare.err == "kbp plan: target h100 (default of architecture 'llama'), recipe fp8-dynamic (default of architecture 'llama'), "
+                      "rows 8 (multi_seq default)\n");
+    // Nothing left to defaults, or --quiet: nothing said.
+    auto given = kbp_run(dir, "plan " + quote(dir.file("config.json")) + " --target h100 --recipe bf16 --arm prefill --rows 16 -o " +
+                                  quote(dir.file("p.json")));
+    CHECK(given.exit == 0);
+    CHECK(given.err.empty());
+    CHECK(kbp_run(dir, "plan " + quote(dir.file("config.json")) + " -q -o " + quote(dir.file("q.json"))).err.empty());
+
+    // No bundled sample gets a warning about its recipe.
+    for (const auto& entry : fs::directory_iterator(test::source_dir() + "/samples")) {
+        auto r = kbp_run(dir, "plan " + quote((entry.path() / "config.json").string()) + " -o " + quote(dir.file("s.json")));
+        INFO(entry.path().string() + "\n" + show(r));
+        CHECK(r.exit == 0);
+        CHECK_THAT(r.err, !Catch::Contains("matches no op"));
+    }
+}
+
+TEST_CASE("kbp catalog lists the targets, recipes and architectures, and what --catalog adds") {
+    test::TempDir dir;
+    auto r = kbp_run(dir, "catalog");
+    INFO(show(r));
+    CHECK(r.exit == 0);
+    CHECK(r.err.empty());
+    CHECK_THAT(r.out, Catch::StartsWith("targets (6):\n  b200  NVIDIA B200 (Blackwell datacenter, compute capability 10.0)\n"));
+    CHECK_THAT(r.out, Catch::Contains("\n  h100  NVIDIA H100 SXM5 80 GB (Hopper, compute capability 9.0, 132 SMs)\n"));
+    CHECK_THAT(r.out, Catch::Contains("\nrecipes (6):\n"));
+    CHECK_THAT(r.out, Catch::Contains("\n  chimera-w4a16        W4A16 for the Chimera GPNPU, as the Sarashina2.2-3B pipeline builds it [target qc-u]\n"));
+    CHECK_THAT(r.out, Catch::Contains("\n  llama        Llama-style dense decoder (Llama 2/3, Mistral, Sarashina) [model_type llama mistral; "
+                                      "default recipe fp8-dynamic, target h100]\n"));
+
+    fs::create_directories(dir.file("cat/targets"));
+    std::string h100 = test::slurp(test::source_dir() + "/planner/data/targets/h100.json");
+    auto name = h100.find("\"name\": \"h100\"");
+    REQUIRE(name != std::string::npos);
+    test::spit(dir.file("cat/targets/mygpu.json"), h100.replace(name, 14, "\"name\": \"mygpu\""));
+    auto added = kbp_run(dir, "catalog targets --catalog " + quote(dir.file("cat")));
+    INFO(show(added));
+    CHECK(added.exit == 0);
+    CHECK_THAT(added.out, Catch::StartsWith("targets (7):\n"));
+    CHECK_THAT(added.out, Catch::Contains("  mygpu  NVIDIA H100 SXM5 80 GB (Hopper, compute capability 9.0, 132 SMs) (" + dir.file("cat/targets/mygpu.json") + ")\n"));
+    CHECK_THAT(added.out, !Catch::Contains("recipes"));
+    check_refused(kbp_run(dir, "catalog target"), 1, "catalog", "unknown kind 'target' (did you mean 'targets'?)");
+}
+
+TEST_CASE("kbp stats: --context needs --cost; --cost prices the target the plan was made with") {
+    test::TempDir dir;
+    check_refused(kbp_run(dir, "stats " + test::seed_arg() + " --context 8192"), 1, "stats",
+                  "--context goes with --cost (the roofline cost), which was not asked for");
+
+    // A --catalog target named like a built-in one, with other figures.
+    fs::create_directories(dir.file("cat/targets"));
+    std::string h100 = test::slurp(test::source_dir() + "/planner/data/targets/h100.json");
+    auto bw = h100.find("\"memory_bandwidth_gbps\": 3350");
+    REQUIRE(bw != std::string::npos);
+    test::spit(dir.file("cat/targets/h100.json"), h100.replace(bw, 29, "\"memory_bandwidth_gbps\": 1000"));
+    const std::string cat = quote(dir.file("cat")), plan = quote(dir.file("p.json"));
+    REQUIRE(kbp_run(dir, "plan " + llama() + " --catalog " + cat + " -o " + plan).exit == 0);
+    for (const std::string& extra : {std::string(), " --catalog " + cat}) {
+        auto cost = kbp_run(dir, "stats " + plan + " --cost" + extra);
+        INFO(show(cost));
+        CHECK(cost.exit == 0);
+        CHECK_THAT(cost.out, Catch::StartsWith(dir.file("p.json") + ": cost on h100 (1000 GB/s), arm decode rows 1"));
+    }
+    // The plan of the built-in h100 is not priced with the folder's figures, nor the other way round.
+    REQUIRE(kbp_run(dir, "plan " + llama() + " -o " + quote(dir.file("b.json"))).exit == 0);
+    check_refused(kbp_run(dir, "stats " + quote(dir.file("b.json")) + " --cost --catalog " + cat), 2, "stats",
+                  dir.file("cat/targets/h100.json") + ": not the target the plan was made with (its provenance records sha256 ");
+    fs::rename(dir.file("cat"), dir.file("moved"));
+    check_refused(kbp_run(dir, "stats " + plan + " --cost"), 2, "stats",
+                  dir.file("p.json") + ": /provenance/files/4: '" + dir.file("cat/targets/h100.json") + "' is not there (looked for ");
+}
+
+TEST_CASE("a file of the wrong kind is named as what it is") {
+    test::TempDir dir;
+    check_refused(kbp_run(dir, "plan " + test::seed_arg()), 2, "plan",
+                  test::seed_path() + ": /: this is a kbp plan (kbp-graph/v2), not a model config (config.json with model_type)");
+    check_refused(kbp_run(dir, "check " + llama()), 2, "check",
+                  sample("llama-3.1-8b/config.json") + ": /: this is a model config (config.json with model_type), not a kbp plan (kbp-graph/v2)");
+    check_refused(kbp_run(dir, "stats " + llama()), 2, "stats", "this is a model config (config.json with model_type), not a kbp plan");
+    test::spit(dir.file("config.yaml"), "# a model\nmodel_type: llama\nhidden_size: 4096\n");
+    check_refused(kbp_run(dir, "plan " + quote(dir.file("config.yaml"))), 2, "plan",
+                  dir.file("config.yaml") + ": /: this looks like YAML: kbp reads JSON (here, a model config");
+    check_refused(kbp_run(dir, "plan " + llama() + " --recipe " + quote(sample("sarashina2.2-3b/ranges.json"))), 2, "plan",
+                  "ranges.json: /: this is a ranges file (kbp-ranges/v1), not a recipe data file (recipes/)");
+    check_refused(kbp_run(dir, "plan " + llama() + " --ranges " + llama()), 2, "plan",
+                  "this is a model config (config.json with model_type), not a ranges file (kbp-ranges/v1)");
+}
