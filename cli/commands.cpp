@@ -27,11 +27,15 @@ const std::array<Command, 12> table{{
      "proj_mode=packed|fused, imf_headroom=N, fuse_v=true|false, kv_persist_mb=N, seq_len=N.\n",
      run_plan},
     {"why", "show the decisions behind one node of a plan",
-     "usage: kbp why PLAN NODE_ID [--catalog DIR]\n\n"
+     "usage: kbp why PLAN NODE_ID [--config FILE] [--catalog DIR]\n\n"
      "Replays the planning recorded in PLAN's provenance and prints, for NODE_ID, the recipe entry\n"
      "that chose its formats, the kernel table row that chose its kernel, the fusion rule that\n"
      "formed its group with the rules it beat, and on a GPNPU how each FixedPoint32 fractional-bit\n"
-     "count and custom-op template argument followed from the calibrated ranges.\n",
+     "count and custom-op template argument followed from the calibrated ranges.\n\n"
+     "The replay reads the plan's inputs again: the config where the plan records it, looked for\n"
+     "beside the plan, then from the current directory (--config FILE names it), and every input\n"
+     "must have the sha256 the plan records: an edited file is refused, naming it. A plan kbp did\n"
+     "not make records no decisions: re-plan its config with kbp plan first.\n",
      run_why},
     {"catalog", "list the targets, recipes and architectures kbp plans with",
      "usage: kbp catalog [targets|recipes|architectures] [--catalog DIR]\n\n"
@@ -57,10 +61,13 @@ const std::array<Command, 12> table{{
      "inserted quantization points, edges by format, the bytes per token that move between\n"
      "kernels (fused edges excluded) and the state roles by layer. --json prints the same for\n"
      "scripts.\n\n"
-     "--cost prints the roofline cost on the plan's target: per step the weight bytes read (MoE: the\n"
-     "experts the rows route to), activation bytes between kernels, state bytes (KV / latent cache\n"
-     "at --context tokens, default 4096; recurrent and conv state), FLOPs, the time of each group\n"
-     "(max of bytes / bandwidth and FLOPs / peak, plus launch overhead) and the implied tokens/s.\n",
+     "--cost prints the roofline cost on the target the plan was made with (the file its provenance\n"
+     "records, with that sha256; a --catalog DIR target is found by name in DIR; --target costs on\n"
+     "another): per step the weight bytes read (MoE: the experts the rows route to), activation\n"
+     "bytes between kernels, state bytes (KV / latent cache at --context tokens, default 4096;\n"
+     "recurrent and conv state), FLOPs, the time of each group (max of bytes / bandwidth and\n"
+     "FLOPs / peak, plus launch overhead) and the implied tokens/s. --context, --target and\n"
+     "--catalog go with --cost only.\n",
      run_stats},
     {"fmt", "rewrite a blueprint canonically",
      "usage: kbp fmt FILE [-o OUT] [--compact] [--force]\n\n"
@@ -85,7 +92,7 @@ const std::array<Command, 12> table{{
      "usage: kbp export dot|json|model-explorer PLAN [-o OUT] [--view flat|groups|collapsed]\n"
      "                  [--layers 3-7] [--block dsa] [--color MODE] [--title TEXT] [--no-legend]\n"
      "       kbp export stage PLAN --out DIR [--force]\n\n"
-     "dot: Graphviz DOT (read back by Graphviz's own parser). --view flat draws every op, clustered\n"
+     "dot: Graphviz DOT (read back by Graphviz's own parser). --view flat (the default) draws every op, clustered\n"
      "layer > block > fused group; groups draws one box per kernel launch (rule, kernels, member\n"
      "ops); collapsed draws one cluster per layer template ('kda+moe x 31') and the port edges\n"
      "between templates. --layers (a range or list: 3, 3-7, 0-2,7) and --block (a block type such\n"

@@ -184,9 +184,12 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     const Json recipe_settings = ir.recipe->json.value("settings", Json::object());
     for (const auto& [k, v] : recipe_settings.items())
         ir.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    std::vector<std::string> setting_names;
+    for (const auto& [k, v] : ir.settings) setting_names.push_back(k);
     for (const auto& [k, v] : req.settings) {
         if (!ir.settings.count(k))
-            ir.warnings.push_back("--set " + k + ": recipe '" + ir.recipe->name + "' has no setting '" + k + "' (added)");
+            ir.warnings.push_back("--set " + k + ": recipe '" + ir.recipe->name + "' has no setting '" + k + "' (added)" +
+                                  schema::name_hint(k, setting_names, "its settings"));
         ir.settings[k] = v;
     }
     // Typed settings: a knob with a wrong value is refused where it was given.

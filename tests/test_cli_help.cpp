@@ -54,6 +54,11 @@ TEST_CASE("did you mean: subcommands, options, arms, views, colour modes, format
     check_refused(kbp_run(dir, "export dto " + test::seed_arg()), 1, "export", "unknown export format 'dto' (did you mean 'dot'?)");
     check_refused(kbp_run(dir, "render " + test::seed_arg() + " -o x.svg --format pgn"), 1, "render",
                   "unknown image format 'pgn' (did you mean 'png'?)");
+    auto set = kbp_run(dir, "plan " + llama() + " --set kv_cach_dtype=bf16 -o " + quote(dir.file("s.json")));
+    INFO(show(set));
+    CHECK(set.exit == 0);
+    CHECK_THAT(set.err, Catch::Contains("kbp plan: warning: --set kv_cach_dtype: recipe 'fp8-dynamic' has no setting 'kv_cach_dtype' "
+                                        "(added) (did you mean 'kv_cache_dtype'?)\n"));
     // Far from every name: the names, when they are few.
     check_refused(kbp_run(dir, "export dot " + test::seed_arg() + " --view zzzzzz"), 1, "export", "(views: flat, groups, collapsed)");
 }
@@ -94,6 +99,11 @@ TEST_CASE("kbp why: node ids, a plan kbp did not make, a missing NODE_ID") {
     check_refused(kbp_run(dir, "why " + p + " l3.mlp.donw"), 2, "why",
                   "l3.mlp.donw: no node of that id in the plan (did you mean 'l3.mlp.down'?)");
     check_refused(kbp_run(dir, "why " + p), 1, "why", "missing NODE_ID: kbp why PLAN NODE_ID, e.g. kbp why ");
+    // The README's node, re-planned by kbp and misspelt.
+    const std::string glm = quote(dir.file("glm.json"));
+    REQUIRE(kbp_run(dir, "plan " + quote(sample("glm-5.3-flash/config.json")) + " -q -o " + glm).exit == 0);
+    check_refused(kbp_run(dir, "why " + glm + " l3.moe.xn_quantt"), 2, "why",
+                  "l3.moe.xn_quantt: no node of that id in the plan (did you mean 'l3.moe.xn_quant'?)\n");
 
     // The README's sample was made by another planner: say what to run instead.
     check_refused(kbp_run(dir, "why " + test::seed_arg() + " l3.moe.xn_quant"), 4, "why",
