@@ -24,7 +24,10 @@ std::optional<Args> parse_command(const char* command, int argc, char** argv, co
     }
     auto n = args->positional.size();
     if (n < min_positional || n > max_positional) {
-        exit_code = usage_error(command, n < min_positional ? "missing FILE argument" : "too many arguments");
+        // The usage line names the arguments: "missing arguments (usage: kbp stats FILE [--json] [-o OUT])".
+        std::string usage = find_command(command)->usage;
+        usage = usage.substr(0, usage.find('\n'));
+        exit_code = usage_error(command, std::string(n < min_positional ? "missing arguments" : "too many arguments") + " (" + usage + ")");
         return std::nullopt;
     }
     return std::move(*args);

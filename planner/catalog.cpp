@@ -47,6 +47,8 @@ Result<nlohmann::ordered_json> parse(const std::string& text, const std::string&
         auto json = nlohmann::ordered_json::parse(text);
         return Result<nlohmann::ordered_json>(std::move(json));
     } catch (const nlohmann::json::parse_error& e) {
+        if (schema::file_kind(text) == schema::FileKind::yaml)
+            return make_error(ErrorCode::invalid_input, origin + ": /", "this looks like YAML: kbp reads JSON (a planner data file)");
         // "FILE:LINE:COL: what", as the blueprint reader says it.
         std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
         std::string what = e.what();

@@ -158,6 +158,11 @@ TEST_CASE("kbp help CMD and kbp CMD --help print the command's help with its def
     for (const auto& a : planner::arm_specs())
         CHECK_THAT(help.out, Catch::Contains(std::string(a.name) + " (default " + std::to_string(a.default_rows) + ")"));
     CHECK_THAT(kbp_run(dir, "help why").out, Catch::StartsWith("usage: kbp why PLAN NODE_ID"));
+    // A missing argument: the usage line names what is missing.
+    check_refused(kbp_run(dir, "plan"), 1, "plan",
+                  "missing arguments (usage: kbp plan CONFIG [--arm MODE] [--rows N] [--target NAME|FILE] [--recipe NAME|FILE]) "
+                  "(see 'kbp plan --help')\n");
+    check_refused(kbp_run(dir, "stats a b"), 1, "stats", "too many arguments (usage: kbp stats FILE [--json] [-o OUT])");
     auto overview = kbp_run(dir, "help");
     CHECK(overview.exit == 0);
     CHECK_THAT(overview.out, Catch::Contains("'kbp help <command>'"));
@@ -266,4 +271,10 @@ TEST_CASE("a file of the wrong kind is named as what it is") {
                   "ranges.json: /: this is a ranges file (kbp-ranges/v1), not a recipe data file (recipes/)");
     check_refused(kbp_run(dir, "plan " + llama() + " --ranges " + llama()), 2, "plan",
                   "this is a model config (config.json with model_type), not a ranges file (kbp-ranges/v1)");
+    check_refused(kbp_run(dir, "expand " + llama() + " -o " + quote(dir.file("x.json"))), 2, "expand",
+                  "this is a model config (config.json with model_type), not a kbp plan (kbp-graph/v2): plan it first");
+    fs::create_directories(dir.file("cat/targets"));
+    test::spit(dir.file("cat/targets/h100.json"), "name: h100\nmemory_bandwidth_gbps: 3350\n");
+    check_refused(kbp_run(dir, "plan " + llama() + " --catalog " + quote(dir.file("cat"))), 2, "plan",
+                  dir.file("cat/targets/h100.json") + ": /: this looks like YAML: kbp reads JSON (a planner data file)\n");
 }
