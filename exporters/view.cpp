@@ -9,6 +9,7 @@
 #include <map>
 #include <tuple>
 
+#include "schema/names.hpp"
 #include "schema/stats.hpp"
 #include "schema/templates.hpp"
 
@@ -167,10 +168,8 @@ private:
                     std::string t(n.block_type.name());
                     if (std::find(types.begin(), types.end(), t) == types.end()) types.push_back(t);
                 }
-                std::string list;
-                for (const auto& t : types) list += (list.empty() ? "" : ", ") + t;
                 return make_error(ErrorCode::usage, "",
-                                  "--block '" + o.block + "': no such block (block types in this plan: " + list + ")");
+                                  "--block '" + o.block + "': no such block" + schema::name_hint(o.block, types, "block types in this plan"));
             }
         }
         selected_.assign(b_.nodes.size(), 0);

@@ -49,7 +49,7 @@ Status same_inputs(const std::vector<const DataFile*>& read, std::span<const sch
             return make_error(ErrorCode::invalid_input, read[i]->origin,
                               "not the file the plan was made with (" + recorded[i].path + ", sha256 " + shortened(recorded[i].sha256) +
                                   "...; this one " + shortened(read[i]->sha256) +
-                                  "...): replaying it would explain another plan; re-plan, or pass the files it was made with");
+                                  "...): replaying it would explain another plan; re-plan it, or give the files it was made with (--catalog DIR for a folder's)");
     if (read.size() != recorded.size())
         return make_error(ErrorCode::invalid_input, "/provenance/files",
                           "the plan records " + std::to_string(recorded.size()) + " input files, the replay read " +

@@ -59,6 +59,8 @@ TEST_CASE("did you mean: subcommands, options, arms, views, colour modes, format
     CHECK(set.exit == 0);
     CHECK_THAT(set.err, Catch::Contains("kbp plan: warning: --set kv_cach_dtype: recipe 'fp8-dynamic' has no setting 'kv_cach_dtype' "
                                         "(added) (did you mean 'kv_cache_dtype'?)\n"));
+    check_refused(kbp_run(dir, "export dot " + test::seed_arg() + " --block dsaa"), 1, "export",
+                  "--block 'dsaa': no such block (did you mean 'dsa'?)");
     // Far from every name: the names, when they are few.
     check_refused(kbp_run(dir, "export dot " + test::seed_arg() + " --view zzzzzz"), 1, "export", "(views: flat, groups, collapsed)");
 }
@@ -140,6 +142,17 @@ TEST_CASE("kbp why: the config is found beside the plan and must be the one it w
     INFO(show(given));
     CHECK(given.exit == 0);
     CHECK_THAT(given.out, Catch::StartsWith("l3.mlp.down ("));
+    // A data file of a --catalog folder the plan was made with: without the folder, the replay
+    // reads the built-in one, which is refused, naming both.
+    fs::create_directories(dir.file("cat/kernels"));
+    std::string kernels = test::slurp(test::source_dir() + "/planner/data/kernels/cuda-generic.json");
+    test::spit(dir.file("cat/kernels/cuda-generic.json"), kernels + "\n");
+    const std::string q = quote(dir.file("q.json")), orig = quote(dir.file("orig/config.json"));
+    REQUIRE(kbp_run(dir, "plan " + orig + " --catalog " + quote(dir.file("cat")) + " -q -o " + q).exit == 0);
+    CHECK(kbp_run(dir, "why " + q + " l3.mlp.down --catalog " + quote(dir.file("cat"))).exit == 0);
+    check_refused(kbp_run(dir, "why " + q + " l3.mlp.down"), 2, "why",
+                  "embedded:kernels/cuda-generic.json: not the file the plan was made with (" + dir.file("cat/kernels/cuda-generic.json") +
+                      ", sha256 ");
     // Gone: say where it was looked for and what to pass.
     fs::remove(dir.file("m/config.json"));
     check_refused(kbp_run(dir, "why " + p + " l3.mlp.down"), 2, "why", "is not there (looked for ");
