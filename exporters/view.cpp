@@ -168,8 +168,12 @@ private:
                     std::string t(n.block_type.name());
                     if (std::find(types.begin(), types.end(), t) == types.end()) types.push_back(t);
                 }
+                std::string list;
+                for (const auto& t : types) list += (list.empty() ? "" : ", ") + t;
+                std::string near = schema::closest_of(o.block, types);
                 return make_error(ErrorCode::usage, "",
-                                  "--block '" + o.block + "': no such block" + schema::name_hint(o.block, types, "block types in this plan"));
+                                  "--block '" + o.block + "': no such block (" + (near.empty() ? "" : "did you mean '" + near + "'? ") +
+                                      "block types in this plan: " + list + ")");
             }
         }
         selected_.assign(b_.nodes.size(), 0);

@@ -60,7 +60,7 @@ TEST_CASE("did you mean: subcommands, options, arms, views, colour modes, format
     CHECK_THAT(set.err, Catch::Contains("kbp plan: warning: --set kv_cach_dtype: recipe 'fp8-dynamic' has no setting 'kv_cach_dtype' "
                                         "(added) (did you mean 'kv_cache_dtype'?)\n"));
     check_refused(kbp_run(dir, "export dot " + test::seed_arg() + " --block dsaa"), 1, "export",
-                  "--block 'dsaa': no such block (did you mean 'dsa'?)");
+                  "--block 'dsaa': no such block (did you mean 'dsa'? block types in this plan: embed, kda, mlp, dsa, moe, head)");
     // Far from every name: the names, when they are few.
     check_refused(kbp_run(dir, "export dot " + test::seed_arg() + " --view zzzzzz"), 1, "export", "(views: flat, groups, collapsed)");
 }
