@@ -44,12 +44,18 @@ Result<Ir> run(const Catalog& loaded, const PlanRequest& request) {
 // The replay read the files the plan records, byte for byte (by digest; a path may differ).
 Status same_inputs(const std::vector<const DataFile*>& read, std::span<const schema::FileDigest> recorded) {
     auto shortened = [](const std::string& sha) { return sha.substr(0, 12); };
-    for (std::size_t i = 0; i < read.size() && i < recorded.size(); ++i)
-        if (read[i]->sha256 != recorded[i].sha256)
+    for (std::size_t i = 0; i < read.size() && i < recorded.size(); ++i) {
+        if (read[i]->sha256 == recorded[i].sha256) continue;
+        // A built-in file changed between kbp's versions: only planning again helps.
+        if (read[i]->origin == recorded[i].path && recorded[i].path.rfind("embedded:", 0) == 0)
             return make_error(ErrorCode::invalid_input, read[i]->origin,
+                              "kbp's built-in file has changed since the plan was made (sha256 " + shortened(recorded[i].sha256) + "...; now " +
+                                  shortened(read[i]->sha256) + "...): replaying it would explain another plan; re-plan it with this kbp");
+        return make_error(ErrorCode::invalid_input, read[i]->origin,
                               "not the file the plan was made with (" + recorded[i].path + ", sha256 " + shortened(recorded[i].sha256) +
                                   "...; this one " + shortened(read[i]->sha256) +
                                   "...): replaying it would explain another plan; re-plan it, or give the files it was made with (--catalog DIR for a folder's)");
+    }
     if (read.size() != recorded.size())
         return make_error(ErrorCode::invalid_input, "/provenance/files",
                           "the plan records " + std::to_string(recorded.size()) + " input files, the replay read " +

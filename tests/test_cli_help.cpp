@@ -101,6 +101,13 @@ TEST_CASE("kbp why: node ids, a plan kbp did not make, a missing NODE_ID") {
     check_refused(kbp_run(dir, "why " + p + " l3.mlp.donw"), 2, "why",
                   "l3.mlp.donw: no node of that id in the plan (did you mean 'l3.mlp.down'?)");
     check_refused(kbp_run(dir, "why " + p), 1, "why", "missing NODE_ID: kbp why PLAN NODE_ID, e.g. kbp why ");
+    // A plan made by a kbp whose built-in architecture file was another: re-plan it.
+    auto old = test::OJson::parse(test::slurp(dir.file("m/plan.json")));
+    REQUIRE(old["provenance"]["files"][1]["path"] == "embedded:architectures/qwen3.json");
+    old["provenance"]["files"][1]["sha256"] = std::string(64, '0');
+    test::spit(dir.file("m/old.json"), old.dump(2));
+    check_refused(kbp_run(dir, "why " + quote(dir.file("m/old.json")) + " l3.mlp.down"), 2, "why",
+                  "embedded:architectures/qwen3.json: kbp's built-in file has changed since the plan was made (sha256 000000000000...; now ");
     // The README's node, re-planned by kbp and misspelt.
     const std::string glm = quote(dir.file("glm.json"));
     REQUIRE(kbp_run(dir, "plan " + quote(sample("glm-5.3-flash/config.json")) + " -q -o " + glm).exit == 0);
