@@ -66,10 +66,13 @@ std::optional<planner::PlanRequest> request_of(const char* command, const Args& 
     return r;
 }
 
-// Plans one arm, validates the result, writes it; returns the exit code.
-int plan_one(const planner::Planner& planner, const planner::PlanRequest& r, const std::string& out, bool compact, bool quiet) {
+// Plans one arm, validates the result, writes it; returns the exit code. `chosen` (if given)
+// gets what the request left to defaults.
+int plan_one(const planner::Planner& planner, const planner::PlanRequest& r, const std::string& out, bool compact, bool quiet,
+             std::string* chosen = nullptr) {
     auto plan = planner.plan(r);
     if (!plan) return report(plan.error());
+    if (chosen) *chosen = plan->defaults_chosen;
     if (!quiet) {
         if (!plan->defaults_chosen.empty()) std::cerr << "kbp plan: " << plan->defaults_chosen << "\n";
         for (const auto& w : plan->warnings) warn(w);
@@ -136,6 +139,7 @@ int run_plan(int argc, char** argv) {
     std::filesystem::create_directories(*dir, ec);
     if (ec) return report(make_error(ErrorCode::output, *dir, ec.message()));
     bool bar = isatty(STDERR_FILENO) && !quiet;
+    std::string chosen;  // the same for every arm: said once, at the end
     for (std::size_t i = 0; i < arms.size(); ++i) {
         auto r = *request;
         r.arm = arms[i].first;
@@ -146,10 +150,11 @@ int run_plan(int argc, char** argv) {
             std::fprintf(stderr, "\r[%s%s] %zu/%zu %-24s", std::string(done, '#').c_str(), std::string(30 - done, '.').c_str(), i + 1,
                          arms.size(), name.c_str());
         }
-        if (int c = plan_one(*planner, r, (std::filesystem::path(*dir) / name).string(), compact, true); c != 0) return c;
+        if (int c = plan_one(*planner, r, (std::filesystem::path(*dir) / name).string(), compact, true, i == 0 ? &chosen : nullptr); c != 0)
+            return c;
     }
     if (bar) std::fprintf(stderr, "\n");
-    if (!quiet) std::cerr << "kbp plan: wrote " << arms.size() << " plans to " << *dir << "\n";
+    if (!quiet) std::cerr << "kbp plan: wrote " << arms.size() << " plans to " << *dir << (chosen.empty() ? "" : "; " + chosen) << "\n";
     return 0;
 }
 

@@ -206,6 +206,12 @@ TEST_CASE("kbp plan says which target, recipe and rows it chose by default, and 
     CHECK(bare.exit == 0);
     CHECK(bare.err == "kbp plan: target h100 (default of architecture 'llama'), recipe fp8-dynamic (default of architecture 'llama'), "
                       "rows 8 (multi_seq default)\n");
+    // Several arms: said once, at the end.
+    auto arms = kbp_run(dir, "plan " + llama() + " --arms decode,verify:3 -o " + quote(dir.file("arms")));
+    INFO(show(arms));
+    CHECK(arms.exit == 0);
+    CHECK(arms.err == "kbp plan: wrote 2 plans to " + dir.file("arms") +
+                          "; target h100 (the config's kbp.target), recipe fp8-dynamic (the config's kbp.recipe)\n");
     // Nothing left to defaults, or --quiet: nothing said.
     auto given = kbp_run(dir, "plan " + quote(dir.file("config.json")) + " --target h100 --recipe bf16 --arm prefill --rows 16 -o " +
                                   quote(dir.file("p.json")));
