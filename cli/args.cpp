@@ -1,5 +1,7 @@
 #include "cli/args.hpp"
 
+#include "schema/names.hpp"
+
 namespace kbp::cli {
 
 Result<Args> parse_args(int argc, char** argv, int first, const std::vector<OptionSpec>& specs) {
@@ -29,7 +31,11 @@ Result<Args> parse_args(int argc, char** argv, int first, const std::vector<Opti
         const OptionSpec* spec = nullptr;
         for (const auto& s : specs)
             if (s.name == name || (!s.alias.empty() && s.alias == name)) spec = &s;
-        if (!spec) return make_error(ErrorCode::usage, "", "unknown option '" + name + "'");
+        if (!spec) {
+            std::vector<std::string> names{"--help"};
+            for (const auto& s : specs) names.push_back(s.name);
+            return make_error(ErrorCode::usage, "", "unknown option '" + name + "'" + schema::name_hint(name, names, "options"));
+        }
         if (spec->takes_value && !inline_value) {
             if (i + 1 >= argc) return make_error(ErrorCode::usage, "", "option '" + name + "' needs a value");
             value = argv[++i];

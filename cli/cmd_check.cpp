@@ -25,7 +25,7 @@ int run_check(int argc, char** argv) {
     for (const auto& file : args->positional) {
         auto b = schema::load_blueprint(file);
         if (!b) {
-            std::cerr << b.error().text() << "\n";
+            std::cerr << prefix("error") << as_plan_error(b.error(), file).text() << "\n";
             result = exit_code(ErrorCode::invalid_input);
             continue;
         }
@@ -42,7 +42,7 @@ int run_check(int argc, char** argv) {
         // Valid, but not finished: a GPNPU plan made without ranges for some tensors.
         const auto open = schema::compute_memory(*b).unknown_fixed_point;
         if (!open.empty()) {
-            std::cerr << file << ": note: " << open.size()
+            std::cerr << prefix("note") << file << ": " << open.size()
                       << " ops have FixedPoint32 fractional bits or template arguments that no calibrated range decided (kbp plan --ranges):";
             for (std::size_t i = 0; i < std::min(open.size(), max); ++i) std::cerr << (i ? ", " : " ") << printable(open[i]);
             if (open.size() > max) std::cerr << ", ... (" << open.size() - max << " more)";

@@ -11,6 +11,7 @@
 #include "exporters/stage.hpp"
 #include "exporters/view.hpp"
 #include "schema/file_io.hpp"
+#include "schema/names.hpp"
 #include "schema/sha256.hpp"
 
 namespace kbp::cli {
@@ -32,6 +33,13 @@ std::string default_title(const std::string& file) {
     return before == std::string::npos ? file : file.substr(before + 1);
 }
 
+// The spellings of an option's values, from the exporters' own names: kinds 0..last.
+template <class E> std::vector<std::string> names_of(E last, std::string_view (*name)(E)) {
+    std::vector<std::string> out;
+    for (int i = 0; i <= static_cast<int>(last); ++i) out.emplace_back(name(static_cast<E>(i)));
+    return out;
+}
+
 struct Parsed {
     ex::ViewOptions view;
     ex::DotOptions dot;
@@ -44,7 +52,8 @@ std::optional<Parsed> parse_view_options(const char* command, const Args& args, 
     if (auto v = args.value("--view")) {
         auto kind = ex::parse_view_kind(*v);
         if (!kind) {
-            code = usage_error(command, "--view takes flat, groups or collapsed, not '" + *v + "'");
+            code = usage_error(command, "unknown view '" + *v + "'" +
+                                            schema::name_hint(*v, names_of(ex::ViewKind::collapsed, ex::view_kind_name), "views"));
             return std::nullopt;
         }
         p.view.kind = *kind;
@@ -52,7 +61,8 @@ std::optional<Parsed> parse_view_options(const char* command, const Args& args, 
     if (auto c = args.value("--color")) {
         auto by = ex::parse_color_by(*c);
         if (!by) {
-            code = usage_error(command, "--color takes precision, family, compute, where or state, not '" + *c + "'");
+            code = usage_error(command, "unknown colour mode '" + *c + "'" +
+                                            schema::name_hint(*c, names_of(ex::ColorBy::state, ex::color_by_name), "colour modes"));
             return std::nullopt;
         }
         p.dot.color = *by;
@@ -123,7 +133,8 @@ int run_export(int argc, char** argv) {
     if (args->value("--out") || args->flag("--force"))
         return usage_error("export", "--out and --force belong to export stage; export " + what + " writes -o OUT");
     if (what != "dot" && what != "json" && what != "model-explorer")
-        return usage_error("export", "export writes dot, json, model-explorer or stage, not '" + what + "'");
+        return usage_error("export", "unknown export format '" + what + "'" +
+                                         schema::name_hint(what, std::vector<std::string>{"dot", "json", "model-explorer", "stage"}, "formats"));
     if (what == "model-explorer" && args->value("--view").value_or("flat") != "flat")
         return usage_error("export", "model-explorer writes the flat view (namespaces fold layers, blocks and groups)");
     const std::string& file = args->positional[1];
@@ -155,7 +166,7 @@ int run_render(int argc, char** argv) {
     std::optional<ex::ImageFormat> format;
     if (auto f = args->value("--format")) {
         format = ex::parse_image_format(*f);
-        if (!format) return usage_error("render", "--format takes svg or png, not '" + *f + "'");
+        if (!format) return usage_error("render", "unknown image format '" + *f + "'" + schema::name_hint(*f, std::vector<std::string>{"svg", "png"}, "formats"));
     } else {
         format = ex::image_format_for_path(*out);
         if (!format) return usage_error("render", "cannot tell the image format of '" + *out + "' (use .svg or .png, or --format)");

@@ -1,4 +1,4 @@
-// kbp plan / kbp why: run the planner and write (or explain) the plan.
+// kbp plan: run the planner and write the plan.
 #include <unistd.h>
 
 #include <charconv>
@@ -10,6 +10,7 @@
 #include "cli/common.hpp"
 #include "planner/plan.hpp"
 #include "schema/file_io.hpp"
+#include "schema/names.hpp"
 #include "schema/validator.hpp"
 #include "schema/writer.hpp"
 
@@ -28,13 +29,6 @@ std::optional<std::int64_t> parse_int(const std::string& s) {
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
     return v;
-}
-
-// "key=value" -> {key, value}; nullopt without '=' or with an empty key.
-std::optional<std::pair<std::string, std::string>> setting_of(const std::string& kv) {
-    auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) return std::nullopt;
-    return std::make_pair(kv.substr(0, eq), kv.substr(eq + 1));
 }
 
 std::string command_line(int argc, char** argv) {
@@ -72,12 +66,17 @@ std::optional<planner::PlanRequest> request_of(const char* command, const Args& 
     return r;
 }
 
-// Plans one arm, validates the result, writes it; returns the exit code.
-int plan_one(const planner::Planner& planner, const planner::PlanRequest& r, const std::string& out, bool compact, bool quiet) {
+// Plans one arm, validates the result, writes it; returns the exit code. `chosen` (if given)
+// gets what the request left to defaults.
+int plan_one(const planner::Planner& planner, const planner::PlanRequest& r, const std::string& out, bool compact, bool quiet,
+             std::string* chosen = nullptr) {
     auto plan = planner.plan(r);
     if (!plan) return report(plan.error());
-    if (!quiet)
-        for (const auto& w : plan->warnings) std::cerr << "kbp: warning: " << printable(w) << "\n";
+    if (chosen) *chosen = plan->defaults_chosen;
+    if (!quiet) {
+        if (!plan->defaults_chosen.empty()) std::cerr << "kbp plan: " << plan->defaults_chosen << "\n";
+        for (const auto& w : plan->warnings) warn(w);
+    }
     auto problems = schema::validate(plan->blueprint);
     if (!problems.empty()) {
         print_diagnostics("<plan " + r.arm + ">", problems, 20);
@@ -126,7 +125,7 @@ int run_plan(int argc, char** argv) {
                 bool found = false;
                 for (const auto& a : planner::arm_specs())
                     if (arm == a.name) rows = a.default_rows, found = true;
-                if (!found) return usage_error("plan", "unknown arm '" + arm + "'");
+                if (!found) return usage_error("plan", "unknown arm '" + arm + "'" + schema::name_hint(arm, planner::arm_names(), "arms"));
             }
             arms.push_back({arm, rows});
             if (comma == std::string::npos) break;
@@ -140,6 +139,7 @@ int run_plan(int argc, char** argv) {
     std::filesystem::create_directories(*dir, ec);
     if (ec) return report(make_error(ErrorCode::output, *dir, ec.message()));
     bool bar = isatty(STDERR_FILENO) && !quiet;
+    std::string chosen;  // the same for every arm: said once, at the end
     for (std::size_t i = 0; i < arms.size(); ++i) {
         auto r = *request;
         r.arm = arms[i].first;
@@ -150,49 +150,11 @@ int run_plan(int argc, char** argv) {
             std::fprintf(stderr, "\r[%s%s] %zu/%zu %-24s", std::string(done, '#').c_str(), std::string(30 - done, '.').c_str(), i + 1,
                          arms.size(), name.c_str());
         }
-        if (int c = plan_one(*planner, r, (std::filesystem::path(*dir) / name).string(), compact, true); c != 0) return c;
+        if (int c = plan_one(*planner, r, (std::filesystem::path(*dir) / name).string(), compact, true, i == 0 ? &chosen : nullptr); c != 0)
+            return c;
     }
     if (bar) std::fprintf(stderr, "\n");
-    if (!quiet) std::cerr << "kbp: wrote " << arms.size() << " plans to " << *dir << "\n";
-    return 0;
-}
-
-int run_why(int argc, char** argv) {
-    int code = 0;
-    auto args = parse_command("why", argc, argv, {{"--catalog", "", true}}, 2, 2, code);
-    if (!args) return code;
-    const std::string& file = args->positional[0];
-    auto b = load_valid(file, code);
-    if (!b) return code;
-    // The plan's provenance says how it was made; replaying that planning shows each decision.
-    if (!b->provenance || b->provenance->kind != "kbp" || b->provenance->files.empty())
-        return report(make_error(ErrorCode::unsupported, file + ": /provenance", "not a plan kbp made: no decisions to replay"));
-    planner::PlanRequest r;
-    r.config_path = b->provenance->files.front().path;
-    r.arm = std::string(b->arm.mode.name());
-    r.rows = b->arm.rows;
-    r.catalog_dir = args->value("--catalog");
-    const auto& header = b->provenance->planner_header;
-    auto get = [&](const char* key) -> std::optional<std::string> {
-        const auto* v = header.find(key);
-        return v && v->is_string() ? std::optional<std::string>(v->string()) : std::nullopt;
-    };
-    r.recipe = get("recipe");
-    r.target = get("target");
-    r.ranges = get("ranges");
-    if (auto settings = get("settings")) {
-        std::string s = *settings;
-        for (std::size_t start = 0; start < s.size();) {
-            auto space = s.find(' ', start);
-            if (auto setting = setting_of(s.substr(start, space == std::string::npos ? std::string::npos : space - start)))
-                r.settings.push_back(*setting);
-            if (space == std::string::npos) break;
-            start = space + 1;
-        }
-    }
-    auto text = planner::why_node(r, args->positional[1]);
-    if (!text) return report(text.error());
-    std::cout << *text;
+    if (!quiet) std::cerr << "kbp plan: wrote " << arms.size() << " plans to " << *dir << (chosen.empty() ? "" : "; " + chosen) << "\n";
     return 0;
 }
 

@@ -41,7 +41,7 @@ int run_fmt(int argc, char** argv) {
     const std::string& file = args->positional[0];
     if (args->flag("--force")) {
         auto b = schema::load_blueprint(file);
-        if (!b) return report(b.error());
+        if (!b) return report(as_plan_error(b.error(), file));
         return write(*b, *args);
     }
     auto b = load_valid(file, code);
@@ -55,7 +55,7 @@ int run_expand(int argc, char** argv) {
     if (!args) return code;
     const std::string& file = args->positional[0];
     auto b = schema::load_blueprint(file);
-    if (!b) return report(b.error());
+    if (!b) return report(as_plan_error(b.error(), file));
     if (!b->collapsed) return report(make_error(ErrorCode::invalid_input, file + ": /collapsed", "no collapsed form to expand"));
     if (b->collapsed_only) {
         auto flat = schema::expand_templates(*b);

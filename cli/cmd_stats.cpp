@@ -4,11 +4,32 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/recorded_inputs.hpp"
 #include "planner/cost.hpp"
 #include "schema/file_io.hpp"
 #include "schema/stats.hpp"
 
 namespace kbp::cli {
+namespace {
+
+// Without --target, the cost is on the target the plan was made with: the file its provenance
+// records (a --catalog folder's, or one named by path), with the recorded bytes.
+Status use_recorded_target(const schema::Blueprint& b, const std::string& file, planner::CostOptions& options) {
+    auto index = recorded_target(b);
+    if (options.target || !index) return Ok{};
+    const auto& recorded = b.provenance->files[*index];
+    options.target_sha256 = recorded.sha256;
+    if (is_embedded(recorded.path) || options.catalog_dir) {
+        options.target = b.provenance->planner_header.find("target")->string();
+        return Ok{};
+    }
+    auto path = find_recorded(b, *index, file, std::nullopt, "--catalog DIR, or --target NAME|FILE to cost on another");
+    if (!path) return path.error();
+    options.target = *path;
+    return Ok{};
+}
+
+}  // namespace
 
 int run_stats(int argc, char** argv) {
     int code = 0;
@@ -22,6 +43,9 @@ int run_stats(int argc, char** argv) {
     if (!b) return code;
     bool json = args->flag("--json");
     std::string text;
+    if (!args->flag("--cost"))
+        for (const char* cost_only : {"--context", "--target", "--catalog"})
+            if (args->value(cost_only)) return usage_error("stats", std::string(cost_only) + " goes with --cost (the roofline cost), which was not asked for");
     if (args->flag("--cost")) {
         planner::CostOptions options;
         if (auto c = args->value("--context")) {
@@ -31,6 +55,7 @@ int run_stats(int argc, char** argv) {
         }
         options.target = args->value("--target");
         options.catalog_dir = args->value("--catalog");
+        if (auto s = use_recorded_target(*b, file, options); !s) return report(s.error());
         auto cost = planner::estimate_cost(*b, options);
         if (!cost) return report(cost.error());
         text = json ? planner::cost_json(*cost) : file + ": " + planner::cost_text(*cost);

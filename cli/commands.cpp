@@ -6,14 +6,17 @@
 namespace kbp::cli {
 namespace {
 
-const std::array<Command, 11> table{{
+const std::array<Command, 12> table{{
     {"plan", "plan a model's inference as kernels",
      "usage: kbp plan CONFIG [--arm MODE] [--rows N] [--target NAME|FILE] [--recipe NAME|FILE]\n"
      "                [--set key=value]... [--ranges FILE] [--catalog DIR] [-o OUT] [--compact]\n"
      "       kbp plan CONFIG --arms all|ARM[:ROWS],... -o DIR\n\n"
-     "Turns a HuggingFace-style config.json into a kbp-graph/v2 blueprint for one arm: decode (1 row),\n"
-     "multi_seq (2-128 rows), verify (2-8), draft (1), prefill (rows = prompt length). The recipe and\n"
-     "target default to the config's \"kbp\" hints. --set overrides a recipe setting; --catalog DIR\n"
+     "Turns a HuggingFace-style config.json into a kbp-graph/v2 blueprint for one arm (--arm, default\n"
+     "decode) at its rows (--rows): decode (default 1) 1 row, multi_seq (default 8) 2-128,\n"
+     "verify (default 4) 2-8, draft (default 1) 1, prefill (default 512) the prompt length. The\n"
+     "recipe defaults to the config's \"kbp\" hint, else the architecture's default; the target to\n"
+     "the config's hint, else the recipe's, else the architecture's; kbp plan says on stderr which\n"
+     "it chose when not given ('kbp catalog' lists them). --set overrides a recipe setting; --catalog DIR\n"
      "adds or replaces data files (architectures/, recipes/, targets/, kernels/, fusion/, explain/,\n"
      "ops/), each checked against its kind's schema as it loads (a problem: FILE: /pointer: message).\n"
      "--arms writes one file per arm into DIR ('all' = the 17 arms decode, multi_seq 2-128, verify\n"
@@ -24,12 +27,23 @@ const std::array<Command, 11> table{{
      "proj_mode=packed|fused, imf_headroom=N, fuse_v=true|false, kv_persist_mb=N, seq_len=N.\n",
      run_plan},
     {"why", "show the decisions behind one node of a plan",
-     "usage: kbp why PLAN NODE_ID [--catalog DIR]\n\n"
+     "usage: kbp why PLAN NODE_ID [--config FILE] [--catalog DIR]\n\n"
      "Replays the planning recorded in PLAN's provenance and prints, for NODE_ID, the recipe entry\n"
      "that chose its formats, the kernel table row that chose its kernel, the fusion rule that\n"
      "formed its group with the rules it beat, and on a GPNPU how each FixedPoint32 fractional-bit\n"
-     "count and custom-op template argument followed from the calibrated ranges.\n",
+     "count and custom-op template argument followed from the calibrated ranges.\n\n"
+     "The replay reads the plan's inputs again: the config where the plan records it, looked for\n"
+     "beside the plan, then from the current directory (--config FILE names it), and every input\n"
+     "must have the sha256 the plan records: an edited file is refused, naming it. A plan kbp did\n"
+     "not make records no decisions: re-plan its config with kbp plan first.\n",
      run_why},
+    {"catalog", "list the targets, recipes and architectures kbp plans with",
+     "usage: kbp catalog [targets|recipes|architectures] [--catalog DIR]\n\n"
+     "Lists what the planner knows by name, a line each: the name, the first phrase of its\n"
+     "description, a recipe's own target, an architecture's model_type values and its default\n"
+     "recipe and target. With --catalog DIR, the files DIR adds or replaces are listed with it, and\n"
+     "their path is shown. kbp plan --target NAME / --recipe NAME take these names.\n",
+     run_catalog},
     {"check", "validate blueprints",
      "usage: kbp check FILE... [--max-problems N] [--quiet]\n\n"
      "Validates each kbp-graph/v2 blueprint: JSON syntax and encoding, member types and ranges,\n"
@@ -47,10 +61,13 @@ const std::array<Command, 11> table{{
      "inserted quantization points, edges by format, the bytes per token that move between\n"
      "kernels (fused edges excluded) and the state roles by layer. --json prints the same for\n"
      "scripts.\n\n"
-     "--cost prints the roofline cost on the plan's target: per step the weight bytes read (MoE: the\n"
-     "experts the rows route to), activation bytes between kernels, state bytes (KV / latent cache\n"
-     "at --context tokens, default 4096; recurrent and conv state), FLOPs, the time of each group\n"
-     "(max of bytes / bandwidth and FLOPs / peak, plus launch overhead) and the implied tokens/s.\n",
+     "--cost prints the roofline cost on the target the plan was made with (the file its provenance\n"
+     "records, with that sha256; a --catalog DIR target is found by name in DIR; --target costs on\n"
+     "another): per step the weight bytes read (MoE: the experts the rows route to), activation\n"
+     "bytes between kernels, state bytes (KV / latent cache at --context tokens, default 4096;\n"
+     "recurrent and conv state), FLOPs, the time of each group (max of bytes / bandwidth and\n"
+     "FLOPs / peak, plus launch overhead) and the implied tokens/s. --context, --target and\n"
+     "--catalog go with --cost only.\n",
      run_stats},
     {"fmt", "rewrite a blueprint canonically",
      "usage: kbp fmt FILE [-o OUT] [--compact] [--force]\n\n"
@@ -75,7 +92,7 @@ const std::array<Command, 11> table{{
      "usage: kbp export dot|json|model-explorer PLAN [-o OUT] [--view flat|groups|collapsed]\n"
      "                  [--layers 3-7] [--block dsa] [--color MODE] [--title TEXT] [--no-legend]\n"
      "       kbp export stage PLAN --out DIR [--force]\n\n"
-     "dot: Graphviz DOT (read back by Graphviz's own parser). --view flat draws every op, clustered\n"
+     "dot: Graphviz DOT (read back by Graphviz's own parser). --view flat (the default) draws every op, clustered\n"
      "layer > block > fused group; groups draws one box per kernel launch (rule, kernels, member\n"
      "ops); collapsed draws one cluster per layer template ('kda+moe x 31') and the port edges\n"
      "between templates. --layers (a range or list: 3, 3-7, 0-2,7) and --block (a block type such\n"
@@ -136,14 +153,32 @@ const Command* find_command(const std::string& name) {
     return nullptr;
 }
 
+std::vector<std::string> command_names() {
+    std::vector<std::string> out;
+    for (const auto& c : table) out.push_back(c.name);
+    return out;
+}
+
+namespace {
+std::string running_command;
+}  // namespace
+
+void set_running(const char* command) { running_command = command; }
+
+std::string prefix(const char* severity) {
+    return (running_command.empty() ? std::string("kbp") : "kbp " + running_command) + ": " + severity + ": ";
+}
+
 int report(const Error& error) {
-    std::cerr << "kbp: error: " << error.text() << "\n";
+    std::cerr << prefix("error") << error.text() << "\n";
     return exit_code(error.code);
 }
 
 int usage_error(const std::string& command, const std::string& message) {
-    std::cerr << "kbp " << command << ": " << printable(message) << " (see 'kbp " << command << " --help')\n";
+    std::cerr << "kbp " << command << ": error: " << printable(message) << " (see 'kbp " << command << " --help')\n";
     return exit_code(ErrorCode::usage);
 }
+
+void warn(const std::string& text) { std::cerr << prefix("warning") << printable(text) << "\n"; }
 
 }  // namespace kbp::cli

@@ -5,6 +5,7 @@
 
 #include <span>
 #include <string>
+#include <vector>
 
 #include "schema/result.hpp"
 
@@ -24,6 +25,7 @@ int run_expand(int argc, char** argv);
 int run_collapse(int argc, char** argv);
 int run_plan(int argc, char** argv);
 int run_why(int argc, char** argv);
+int run_catalog(int argc, char** argv);
 int run_export(int argc, char** argv);
 int run_render(int argc, char** argv);
 int run_diff(int argc, char** argv);
@@ -33,9 +35,19 @@ int run_view(int argc, char** argv);
 std::span<const Command> commands();
 const Command* find_command(const std::string& name);
 
-// Prints "kbp: error: <text>" on stderr and returns the error's exit code.
+// The names of the subcommands, for "did you mean".
+std::vector<std::string> command_names();
+
+// Every message kbp prints starts "kbp CMD: error: " (or "warning: ", "note: "), CMD the
+// subcommand running: main names it before running it.
+void set_running(const char* command);
+std::string prefix(const char* severity);
+
+// Prints "kbp CMD: error: <text>" on stderr and returns the error's exit code.
 int report(const kbp::Error& error);
 // Prints a usage error for `command` and returns its exit code (exit_code(ErrorCode::usage)).
 int usage_error(const std::string& command, const std::string& message);
+// Prints "kbp CMD: warning: <text>" on stderr.
+void warn(const std::string& text);
 
 }  // namespace kbp::cli

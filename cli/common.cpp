@@ -3,6 +3,8 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "schema/file_io.hpp"
+#include "schema/file_kind.hpp"
 #include "schema/reader.hpp"
 #include "schema/validator.hpp"
 
@@ -22,7 +24,10 @@ std::optional<Args> parse_command(const char* command, int argc, char** argv, co
     }
     auto n = args->positional.size();
     if (n < min_positional || n > max_positional) {
-        exit_code = usage_error(command, n < min_positional ? "missing FILE argument" : "too many arguments");
+        // The usage line names the arguments: "missing arguments (usage: kbp stats FILE [--json] [-o OUT])".
+        std::string usage = find_command(command)->usage;
+        usage = usage.substr(0, usage.find('\n'));
+        exit_code = usage_error(command, std::string(n < min_positional ? "missing arguments" : "too many arguments") + " (" + usage + ")");
         return std::nullopt;
     }
     return std::move(*args);
@@ -32,22 +37,36 @@ void print_diagnostics(const std::string& file, const schema::Diagnostics& d, st
     std::size_t shown = 0;
     for (const auto& item : d.items()) {
         if (shown == max) break;
-        std::cerr << printable(file) << ": " << item.pointer << ": " << item.message << "\n";
+        std::cerr << prefix("error") << printable(file) << ": " << item.pointer << ": " << item.message << "\n";
         ++shown;
     }
-    if (d.total() > shown) std::cerr << printable(file) << ": ... and " << d.total() - shown << " more problems\n";
+    if (d.total() > shown) std::cerr << prefix("error") << printable(file) << ": ... and " << d.total() - shown << " more problems\n";
+}
+
+std::optional<std::pair<std::string, std::string>> setting_of(const std::string& kv) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) return std::nullopt;
+    return std::make_pair(kv.substr(0, eq), kv.substr(eq + 1));
+}
+
+Error as_plan_error(const Error& error, const std::string& file) {
+    if (file == "-") return error;
+    auto text = read_file(file);
+    if (!text) return error;
+    if (auto what = schema::wrong_kind(*text, schema::FileKind::plan); !what.empty()) return make_error(ErrorCode::invalid_input, file + ": /", what);
+    return error;
 }
 
 std::optional<schema::Blueprint> load_valid(const std::string& file, int& exit_code, std::size_t max_problems) {
     auto b = schema::load_blueprint(file);
     if (!b) {
-        exit_code = report(b.error());
+        exit_code = report(as_plan_error(b.error(), file));
         return std::nullopt;
     }
     auto problems = schema::validate(*b);
     if (!problems.empty()) {
         print_diagnostics(file, problems, max_problems);
-        std::cerr << "kbp: error: " << file << ": invalid blueprint (" << problems.total() << " problems; 'kbp check' lists them)\n";
+        std::cerr << prefix("error") << file << ": invalid blueprint (" << problems.total() << " problems; 'kbp check' lists them)\n";
         exit_code = kbp::exit_code(ErrorCode::invalid_input);
         return std::nullopt;
     }

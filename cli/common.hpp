@@ -19,6 +19,13 @@ std::optional<Args> parse_command(const char* command, int argc, char** argv, co
 // Prints up to `max` diagnostics as "FILE: /pointer: message", then how many were left out.
 void print_diagnostics(const std::string& file, const schema::Diagnostics& d, std::size_t max);
 
+// "key=value" -> {key, value}; nullopt without '=' or with an empty key (--set, a plan's settings).
+std::optional<std::pair<std::string, std::string>> setting_of(const std::string& kv);
+
+// `error` from reading FILE as a plan, or, when FILE is clearly another kind of file (a model
+// config, YAML, ...), an error that says so.
+Error as_plan_error(const Error& error, const std::string& file);
+
 // Loads FILE and requires it to validate; prints what is wrong. nullopt + exit code on failure.
 std::optional<schema::Blueprint> load_valid(const std::string& file, int& exit_code, std::size_t max_problems = 20);
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <tuple>
 
+#include "schema/names.hpp"
 #include "schema/stats.hpp"
 #include "schema/templates.hpp"
 
@@ -169,8 +170,10 @@ private:
                 }
                 std::string list;
                 for (const auto& t : types) list += (list.empty() ? "" : ", ") + t;
+                std::string near = schema::closest_of(o.block, types);
                 return make_error(ErrorCode::usage, "",
-                                  "--block '" + o.block + "': no such block (block types in this plan: " + list + ")");
+                                  "--block '" + o.block + "': no such block (" + (near.empty() ? "" : "did you mean '" + near + "'? ") +
+                                      "block types in this plan: " + list + ")");
             }
         }
         selected_.assign(b_.nodes.size(), 0);

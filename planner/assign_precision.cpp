@@ -7,7 +7,8 @@
 // every float format of those (and of the projections' outputs): "fx32" turns a plan into
 // FixedPoint32 ("fx32/f?" until fraction_bits decides F). Its `op_formats` entries then set the
 // formats of named non-weighted ops (the attention op's int8 Q/K/V, the embedding table).
-// Every format must exist on the target.
+// Every format must exist on the target. An entry that matches no op is a warning when the
+// architecture has ops of its kind (so a shared recipe's expert entry is silent on a dense model).
 #include <algorithm>
 #include <charconv>
 #include <tuple>
@@ -180,8 +181,19 @@ Status assign_precision(Ir& ir) {
             n.outputs[o].format = (*p.output)[o];
         }
     }
+    // An entry for an op this architecture never has (the experts of a recipe shared with MoE
+    // models, on a dense one) is not a mistake: only an entry that could match is worth a word.
+    std::vector<std::string> architecture_ops;
+    const Json blocks = ir.architecture->json.value("blocks", Json::object());
+    for (const auto& [block, spec] : blocks.items())
+        for (const auto& op : spec.value("ops", Json::array())) architecture_ops.push_back(op.value("op", ""));
+    auto could_match = [&](const Json& entry) {
+        if (!entry.contains("op")) return true;
+        return std::any_of(architecture_ops.begin(), architecture_ops.end(),
+                           [&](const std::string& op) { return name_matches(entry["op"].get<std::string>(), op); });
+    };
     for (const auto& e : entries)
-        if (!e.used && !e.from_part) ir.warnings.push_back(e.where + ": matches no op of this model");
+        if (!e.used && !e.from_part && could_match(*e.json)) ir.warnings.push_back(e.where + ": matches no op of this model");
     for (const auto& e : op_formats)
         if (!e.used) ir.warnings.push_back(e.where + ": matches no op of this model");
     return Ok{};

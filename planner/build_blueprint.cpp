@@ -209,16 +209,8 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir) {
     header.emplace_back("stage", stage_record(ir));
     pv.planner_header = schema::JsonValue(std::move(header));
     pv.commands = {ir.request.command};
-    std::vector<const DataFile*> inputs{ir.config, ir.architecture, ir.recipe};
-    inputs.insert(inputs.end(), ir.recipe_parts.begin(), ir.recipe_parts.end());
-    inputs.push_back(ir.target);
-    if (ir.ranges) inputs.push_back(ir.ranges);
-    inputs.insert(inputs.end(), ir.kernels.begin(), ir.kernels.end());
-    inputs.insert(inputs.end(), ir.fusion.begin(), ir.fusion.end());
-    inputs.insert(inputs.end(), ir.explain.begin(), ir.explain.end());
-    inputs.insert(inputs.end(), ir.ops.begin(), ir.ops.end());
     std::string lineage;
-    for (const DataFile* f : inputs) {
+    for (const DataFile* f : ir.input_files()) {
         pv.files.push_back({f->origin, f->sha256, {}});
         lineage += f->sha256;
     }

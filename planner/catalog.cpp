@@ -10,6 +10,7 @@
 #include "schema/reader.hpp"
 #include "schema/sha256.hpp"
 #include "schema/file_io.hpp"
+#include "schema/file_kind.hpp"
 
 namespace kbp::planner {
 namespace {
@@ -46,6 +47,8 @@ Result<nlohmann::ordered_json> parse(const std::string& text, const std::string&
         auto json = nlohmann::ordered_json::parse(text);
         return Result<nlohmann::ordered_json>(std::move(json));
     } catch (const nlohmann::json::parse_error& e) {
+        if (schema::file_kind(text) == schema::FileKind::yaml)
+            return make_error(ErrorCode::invalid_input, origin + ": /", "this looks like YAML: kbp reads JSON (a planner data file)");
         // "FILE:LINE:COL: what", as the blueprint reader says it.
         std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
         std::string what = e.what();
@@ -141,6 +144,13 @@ Result<const DataFile*> Catalog::get(const std::string& kind, const std::string&
 Result<const DataFile*> Catalog::file(const std::string& kind, const std::string& path) {
     auto text = read_file(path);
     if (!text) return text.error();
+    // A plan where a config belongs, a YAML recipe: say what the file is.
+    static const std::map<std::string, schema::FileKind> expected{
+        {"configs", schema::FileKind::model_config}, {"ranges", schema::FileKind::ranges},   {"recipes", schema::FileKind::recipe},
+        {"targets", schema::FileKind::target},       {"kernels", schema::FileKind::kernels}, {"fusion", schema::FileKind::fusion},
+        {"ops", schema::FileKind::ops},              {"architectures", schema::FileKind::architecture}};
+    if (auto it = expected.find(kind); it != expected.end())
+        if (auto what = schema::wrong_kind(*text, it->second); !what.empty()) return make_error(ErrorCode::invalid_input, path + ": /", what);
     auto json = parse(*text, path);
     if (!json) return json.error();
     auto f = std::make_unique<DataFile>();

@@ -20,17 +20,8 @@ bool contains(const std::vector<std::string>& names, const std::string& name) {
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-std::string listed(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-    return out;
-}
-
-// " (did you mean 'x'?)", else the names when they are few, else "".
 std::string hint(const std::string& text, const std::vector<std::string>& names, const char* plural) {
-    if (auto near = schema::closest_of(text, names); !near.empty()) return " (did you mean '" + near + "'?)";
-    if (!names.empty() && names.size() <= 12) return std::string(" (") + plural + ": " + listed(names) + ")";
-    return "";
+    return schema::name_hint(text, names, plural);
 }
 
 std::vector<std::string> keys_of(const Json& object) {

@@ -92,6 +92,10 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
     if (!target && target_name.find('/') != std::string::npos)  // "gb10/model/recipe" style names
         target = catalog.get("targets", target_name.substr(0, target_name.find('/')));
     if (!target) return target.error();
+    if (options.target_sha256 && (*target)->sha256 != *options.target_sha256)
+        return make_error(ErrorCode::invalid_input, (*target)->origin,
+                          "not the target the plan was made with (its provenance records sha256 " + options.target_sha256->substr(0, 12) +
+                              "...): pass --catalog DIR with the plan's target, or --target NAME|FILE to cost on another");
     const Json& t = (*target)->json;
 
     CostReport r;

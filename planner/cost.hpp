@@ -22,6 +22,9 @@ struct CostOptions {
     std::int64_t context = 4096;          // tokens already in each sequence's cache
     std::optional<std::string> target;    // default: the plan's provenance names it
     std::optional<std::string> catalog_dir;  // read by the overload without a catalog
+    // The digest the target file must have: the plan's own target, as its provenance records it
+    // (a target of the same name with other figures would price another device).
+    std::optional<std::string> target_sha256;
 };
 
 struct GroupCost {

@@ -10,6 +10,15 @@
 
 namespace kbp::planner {
 
+std::vector<const DataFile*> Ir::input_files() const {
+    std::vector<const DataFile*> inputs{config, architecture, recipe};
+    inputs.insert(inputs.end(), recipe_parts.begin(), recipe_parts.end());
+    inputs.push_back(target);
+    if (ranges) inputs.push_back(ranges);
+    for (const auto* list : {&kernels, &fusion, &explain, &ops}) inputs.insert(inputs.end(), list->begin(), list->end());
+    return inputs;
+}
+
 std::optional<std::int64_t> Ir::symbol(std::string_view name) const {
     for (const auto& s : symbols)
         if (s.name == name) return s.value;

@@ -87,6 +87,9 @@ struct Ir {
     std::vector<const DataFile*> explain;
     std::vector<const DataFile*> ops;  // what each op is (ops/*.json)
     std::map<std::string, std::string> settings;  // recipe settings after --set
+    // What the request left to defaults, as chosen: "target h100 (default of architecture
+    // 'llama'), recipe fp8-dynamic (default ...), rows 8 (multi_seq default)"; "" when none.
+    std::string defaults_chosen;
     std::string inputs_from;  // where the recipe and target were named, for errors: "recipe from --recipe, target from ..."
     std::vector<schema::Symbol> symbols;
     schema::JsonObject config_fields;  // the config fields that describe the plan
@@ -98,6 +101,9 @@ struct Ir {
     std::vector<std::string> warnings;
 
     std::optional<std::int64_t> symbol(std::string_view name) const;
+    // Every file the plan was made from, in the order its provenance records them: config,
+    // architecture, recipe and its parts, target, ranges, kernels, fusion, explain, ops.
+    std::vector<const DataFile*> input_files() const;
     // The target's name for an instruction ("mma_fp8" -> "wgmma.mma_async.m64n256k32.e4m3").
     std::optional<std::string> target_instruction(const std::string& key) const;
     // "{kv_cache_dtype}"-style placeholders from settings and symbols, plus `extra`; "{=expr}"

@@ -7,6 +7,7 @@
 #include "planner/cost.hpp"
 #include "planner/passes.hpp"
 #include "schema/memory.hpp"
+#include "schema/names.hpp"
 #include "schema/numbers.hpp"
 
 namespace kbp::planner {
@@ -40,9 +41,37 @@ Result<Ir> run(const Catalog& loaded, const PlanRequest& request) {
     return ir;
 }
 
+// The replay read the files the plan records, byte for byte (by digest; a path may differ).
+Status same_inputs(const std::vector<const DataFile*>& read, std::span<const schema::FileDigest> recorded) {
+    auto shortened = [](const std::string& sha) { return sha.substr(0, 12); };
+    for (std::size_t i = 0; i < read.size() && i < recorded.size(); ++i) {
+        if (read[i]->sha256 == recorded[i].sha256) continue;
+        // A built-in file changed between kbp's versions: only planning again helps.
+        if (read[i]->origin == recorded[i].path && recorded[i].path.rfind("embedded:", 0) == 0)
+            return make_error(ErrorCode::invalid_input, read[i]->origin,
+                              "kbp's built-in file has changed since the plan was made (sha256 " + shortened(recorded[i].sha256) + "...; now " +
+                                  shortened(read[i]->sha256) + "...): replaying it would explain another plan; re-plan it with this kbp");
+        return make_error(ErrorCode::invalid_input, read[i]->origin,
+                              "not the file the plan was made with (" + recorded[i].path + ", sha256 " + shortened(recorded[i].sha256) +
+                                  "...; this one " + shortened(read[i]->sha256) +
+                                  "...): replaying it would explain another plan; re-plan it, or give the files it was made with (--catalog DIR for a folder's)");
+    }
+    if (read.size() != recorded.size())
+        return make_error(ErrorCode::invalid_input, "/provenance/files",
+                          "the plan records " + std::to_string(recorded.size()) + " input files, the replay read " +
+                              std::to_string(read.size()) + ": it would explain another plan; re-plan it");
+    return Ok{};
+}
+
 }  // namespace
 
 std::span<const ArmSpec> arm_specs() { return arms; }
+
+std::vector<std::string> arm_names() {
+    std::vector<std::string> out;
+    for (const auto& a : arms) out.push_back(a.name);
+    return out;
+}
 
 std::span<const ArmRun> standard_arms() { return standard; }
 
@@ -58,10 +87,10 @@ Result<PlanOutput> make_plan(const PlanRequest& request) {
     return planner->plan(request);
 }
 
-Result<std::string> why_node(const PlanRequest& request, const std::string& node_id) {
+Result<std::string> why_node(const PlanRequest& request, const std::string& node_id, std::span<const schema::FileDigest> recorded) {
     auto planner = Planner::load(request.catalog_dir);
     if (!planner) return planner.error();
-    return planner->why(request, node_id);
+    return planner->why(request, node_id, recorded);
 }
 
 Result<PlanOutput> Planner::plan(const PlanRequest& request) const {
@@ -89,12 +118,14 @@ Result<PlanOutput> Planner::plan(const PlanRequest& request) const {
                                    " of " + ir->target->name + ": it needs " + std::to_string(static_cast<long long>(std::ceil(need / cost->memory_bytes))) +
                                    " devices' memory");
     }
-    return PlanOutput{std::move(*b), ir->warnings};
+    return PlanOutput{std::move(*b), ir->warnings, ir->defaults_chosen};
 }
 
-Result<std::string> Planner::why(const PlanRequest& request, const std::string& node_id) const {
+Result<std::string> Planner::why(const PlanRequest& request, const std::string& node_id, std::span<const schema::FileDigest> recorded) const {
     auto ir = run(catalog_, request);
     if (!ir) return ir.error();
+    if (!recorded.empty())
+        if (auto s = same_inputs(ir->input_files(), recorded); !s) return s.error();
     for (const auto& n : ir->nodes) {
         if (n.node.id != node_id) continue;
         std::string out = node_id + " (" + n.node.op.name() + ", group " + std::to_string(n.node.group) + " " +
@@ -110,7 +141,9 @@ Result<std::string> Planner::why(const PlanRequest& request, const std::string& 
         }
         return out;
     }
-    return make_error(ErrorCode::invalid_input, node_id, "no node of that id in the plan");
+    std::vector<std::string> ids;
+    for (const auto& n : ir->nodes) ids.push_back(n.node.id);
+    return make_error(ErrorCode::invalid_input, node_id, "no node of that id in the plan" + schema::name_hint(node_id, ids, "nodes"));
 }
 
 }  // namespace kbp::planner

@@ -45,6 +45,7 @@ struct PlanRequest {
 struct PlanOutput {
     schema::Blueprint blueprint;
     std::vector<std::string> warnings;  // e.g. a recipe entry that matched nothing
+    std::string defaults_chosen;        // what the request left to defaults, as chosen (Ir::defaults_chosen)
 };
 
 // A planner keeps its catalog: loaded and checked once, then read by every plan it makes (the
@@ -62,8 +63,11 @@ public:
     // The plan `request` describes (its catalog_dir is not read: this planner's catalog is used).
     Result<PlanOutput> plan(const PlanRequest& request) const;
     // The decisions behind one node of the plan `request` describes: recipe entry, kernel table
-    // row and fusion rule (with the rules it beat). Used by `kbp why`.
-    Result<std::string> why(const PlanRequest& request, const std::string& node_id) const;
+    // row and fusion rule (with the rules it beat). Used by `kbp why`. `recorded` (a plan's
+    // provenance files) must be what the replay reads, digest for digest: else the replay would
+    // explain another plan, and it is refused naming the file that differs.
+    Result<std::string> why(const PlanRequest& request, const std::string& node_id,
+                            std::span<const schema::FileDigest> recorded = {}) const;
     const Catalog& catalog() const { return catalog_; }
 
 private:
@@ -74,7 +78,7 @@ private:
 Result<PlanOutput> make_plan(const PlanRequest& request);
 
 // Planner::why with a catalog of its own (loaded from request.catalog_dir).
-Result<std::string> why_node(const PlanRequest& request, const std::string& node_id);
+Result<std::string> why_node(const PlanRequest& request, const std::string& node_id, std::span<const schema::FileDigest> recorded = {});
 
 struct ArmSpec {
     const char* name;
@@ -84,6 +88,8 @@ struct ArmSpec {
     const char* about;
 };
 std::span<const ArmSpec> arm_specs();
+// Their names, for "did you mean".
+std::vector<std::string> arm_names();
 
 // The arms `--arms all` plans (those the reference GB10 planner ran): decode, multi_seq at 2,
 // 4, 8, 12, 16, 24, 32, 48, 64, 96 and 128 rows, verify at 2, 3, 4 and 8, draft.

@@ -184,9 +184,12 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     const Json recipe_settings = ir.recipe->json.value("settings", Json::object());
     for (const auto& [k, v] : recipe_settings.items())
         ir.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    std::vector<std::string> setting_names;
+    for (const auto& [k, v] : ir.settings) setting_names.push_back(k);
     for (const auto& [k, v] : req.settings) {
         if (!ir.settings.count(k))
-            ir.warnings.push_back("--set " + k + ": recipe '" + ir.recipe->name + "' has no setting '" + k + "' (added)");
+            ir.warnings.push_back("--set " + k + ": recipe '" + ir.recipe->name + "' has no setting '" + k + "' (added)" +
+                                  schema::name_hint(k, setting_names, "its settings"));
         ir.settings[k] = v;
     }
     // Typed settings: a knob with a wrong value is refused where it was given.
@@ -220,15 +223,33 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     for (const auto& a : arm_specs())
         if (req.arm == a.name) arm = &a;
     if (!arm) {
-        std::string names;
-        for (const auto& a : arm_specs()) names += (names.empty() ? "" : ", ") + std::string(a.name);
-        return make_error(ErrorCode::usage, "--arm", "unknown arm '" + req.arm + "' (arms: " + names + ")");
+        return make_error(ErrorCode::usage, "--arm", "unknown arm '" + req.arm + "'" + schema::name_hint(req.arm, arm_names(), "arms"));
     }
     std::int64_t rows = req.rows.value_or(arm->default_rows);
-    if (rows < arm->min_rows || rows > arm->max_rows)
+    if (rows < arm->min_rows || rows > arm->max_rows) {
+        if (arm->min_rows == arm->max_rows) {
+            // An arm of fixed rows: say which arms --rows is for.
+            std::string sized;
+            for (const auto& a : arm_specs())
+                if (a.min_rows != a.max_rows)
+                    sized += (sized.empty() ? "" : ", ") + std::string(a.name) + " " + std::to_string(a.min_rows) + "-" + std::to_string(a.max_rows);
+            return make_error(ErrorCode::usage, "--rows", "the " + req.arm + " arm is " + std::to_string(arm->min_rows) +
+                                                              " row, not " + std::to_string(rows) + "; --rows is for " + sized);
+        }
         return make_error(ErrorCode::usage, "--rows", std::to_string(rows) + " is outside the " + req.arm + " arm's range " +
                                                           std::to_string(arm->min_rows) + "-" + std::to_string(arm->max_rows));
+    }
     ir.rows = rows;
+    // What was left to defaults, said once so that no choice is invisible.
+    auto chose = [&](const std::string& what) { ir.defaults_chosen += (ir.defaults_chosen.empty() ? "" : ", ") + what; };
+    if (!req.target)
+        chose("target " + ir.target->name + " (" +
+              (hint(cfg, "target")           ? "the config's kbp.target"
+               : ir.recipe->json.contains("target") ? "recipe " + ir.recipe->name + "'s"
+                                                    : "default of architecture '" + arch_name + "'") +
+              ")");
+    if (!req.recipe) chose("recipe " + ir.recipe->name + " (" + (hint(cfg, "recipe") ? "the config's kbp.recipe" : "default of architecture '" + arch_name + "'") + ")");
+    if (!req.rows && arm->min_rows != arm->max_rows) chose("rows " + std::to_string(rows) + " (" + req.arm + " default)");
     if (auto arms = ir.target->json.find("arms"); arms != ir.target->json.end() && arms->is_array()) {
         bool served = std::any_of(arms->begin(), arms->end(), [&](const Json& a) { return a == req.arm; });
         if (!served) {

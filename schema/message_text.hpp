@@ -9,8 +9,9 @@
 
 namespace kbp {
 
-// The longest quoted value (or stretch between quotes) a message shows in full.
-inline constexpr std::size_t max_shown_value_bytes = 200;
+// The longest quoted value (or stretch between quotes) a message shows in full: long enough for
+// two file paths and a command between them, short enough that a 50 MB id is one line.
+inline constexpr std::size_t max_shown_value_bytes = 1024;
 
 // `text` safe to print: control characters (ESC, BEL, CR, newline, DEL, and the C1 controls
 // U+0080-U+009F) and bytes that are not UTF-8 appear as \x1b, \xff, \u009b; and every stretch

@@ -171,6 +171,14 @@ std::string closest_of(std::string_view text, std::span<const std::string> names
     return std::string(closest_of(text, std::span<const std::string_view>(views)));
 }
 
+std::string name_hint(std::string_view text, std::span<const std::string> names, std::string_view plural) {
+    if (auto near = closest_of(text, names); !near.empty()) return " (did you mean '" + near + "'?)";
+    if (names.empty() || names.size() > 12) return "";
+    std::string out = " (" + std::string(plural) + ": ";
+    for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+    return out + ")";
+}
+
 template <class E> std::string_view closest_name(std::string_view text) { return closest_of(text, name_table<E>().subspan(1)); }
 
 #define KBP_NAMED(E)                                             \

@@ -156,5 +156,8 @@ template <class E> std::string_view closest_name(std::string_view text);
 // The same over any list of names (a data file's members, the catalog's kernels, ...).
 std::string_view closest_of(std::string_view text, std::span<const std::string_view> names);
 std::string closest_of(std::string_view text, std::span<const std::string> names);
+// What to add to "unknown X 'text'": " (did you mean 'x'?)" for a near miss, else the names
+// when they are few (" (<plural>: a, b, c)"), else "".
+std::string name_hint(std::string_view text, std::span<const std::string> names, std::string_view plural);
 
 }  // namespace kbp::schema

@@ -45,7 +45,8 @@ ARMS = [("decode", 1), ("multi_seq", 2), ("multi_seq", 16), ("multi_seq", 64), (
 JUNK = ["", "x", "???", "re:(", "{", "{=1/0}", "*", "fp8/tokn", "linear:", "../../etc/passwd", "\u00e9\u00e9", "a" * 300, "0", "-1"]
 HUGE = [2**31, 2**32, 2**53, 2**62, 2**63 - 1, 2**64, 10**30, 1e300]
 
-LOCATED = re.compile(r"^kbp: error: (?P<file>[^\s]+?)(?::(?P<line>\d+):(?P<col>\d+)|: (?P<pointer>/[^\s]*))(?:: |$)")
+ERROR_LINE = re.compile(r"^kbp \w+: error: ")
+LOCATED = re.compile(r"^kbp \w+: error: (?P<file>[^\s]+?)(?::(?P<line>\d+):(?P<col>\d+)|: (?P<pointer>/[^\s]*))(?:: |$)")
 
 
 def data_files():
@@ -216,7 +217,7 @@ def classify(kbp, code, err, plan_path, mutated_names, timeout):
         if check == 0:
             return "planned", ""
         return "FAILED", "the plan written fails kbp check: " + (check_err.strip().splitlines() or ["?"])[0]
-    lines = [l for l in err.splitlines() if l.startswith("kbp: error: ")]
+    lines = [l for l in err.splitlines() if ERROR_LINE.match(l)]
     if code not in (2, 4) or not lines:
         return "FAILED", f"exit {code}: " + (err.strip().splitlines() or ["(no message)"])[-1]
     line = lines[-1]

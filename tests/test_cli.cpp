@@ -129,7 +129,7 @@ TEST_CASE("cli: check rejects every corpus file, naming it first on stderr", "[c
             auto r = kbp_run(dir, "check " + quote(path));
             INFO(show(r));
             CHECK(r.exit == 2);
-            CHECK_THAT(first_line(r.err), Catch::StartsWith(path));
+            CHECK_THAT(first_line(r.err), Catch::StartsWith("kbp check: error: " + path));
             const std::string expect = c["expect"].get<std::string>();
             // FILE:LINE:COL: message, or FILE: /pointer: message
             std::string where = expect.rfind("/", 0) == 0 ? path + ": " + expect + ": " : path + ":" + expect + ": ";
@@ -139,7 +139,7 @@ TEST_CASE("cli: check rejects every corpus file, naming it first on stderr", "[c
             while (start < r.err.size()) {
                 auto end = r.err.find('\n', start);
                 std::string line = r.err.substr(start, end - start);
-                if (!line.empty()) CHECK_THAT(line, Catch::StartsWith(path));
+                if (!line.empty()) CHECK_THAT(line, Catch::StartsWith("kbp check: error: " + path));
                 if (end == std::string::npos) break;
                 start = end + 1;
             }
@@ -149,20 +149,20 @@ TEST_CASE("cli: check rejects every corpus file, naming it first on stderr", "[c
         auto r = kbp_run(dir, "check " + quote(dir.path()));
         INFO(show(r));
         CHECK(r.exit == 2);
-        CHECK_THAT(first_line(r.err), Catch::StartsWith(dir.path()));
+        CHECK_THAT(first_line(r.err), Catch::StartsWith("kbp check: error: " + dir.path()));
     }
     SECTION("a missing file") {
         auto r = kbp_run(dir, "check " + quote(dir.file("missing.json")));
         INFO(show(r));
         CHECK(r.exit == 2);
-        CHECK_THAT(first_line(r.err), Catch::StartsWith(dir.file("missing.json")));
+        CHECK_THAT(first_line(r.err), Catch::StartsWith("kbp check: error: " + dir.file("missing.json")));
     }
     SECTION("100000 nested arrays") {
         test::spit(dir.file("deep.json"), std::string(100000, '[') + std::string(100000, ']'));
         auto r = kbp_run(dir, "check " + quote(dir.file("deep.json")));
         INFO(show(r));
         CHECK(r.exit == 2);
-        CHECK_THAT(first_line(r.err), Catch::StartsWith(dir.file("deep.json")));
+        CHECK_THAT(first_line(r.err), Catch::StartsWith("kbp check: error: " + dir.file("deep.json")));
     }
 }
 
@@ -185,13 +185,13 @@ TEST_CASE("cli: check reports invalid blueprints as FILE: /pointer: message", "[
         INFO(show(r));
         CHECK(r.exit == 2);
         CHECK_THAT(r.err, Catch::Contains(path + ": " + mutations[i].pointer + ": "));
-        CHECK_THAT(first_line(r.err), Catch::StartsWith(path + ": /"));
+        CHECK_THAT(first_line(r.err), Catch::StartsWith("kbp check: error: " + path + ": /"));
     }
     SECTION("several files: exit 2 when one is bad, and only the bad one is named on stderr") {
         auto r = kbp_run(dir, "check " + seed() + " " + quote(paths[1]));
         INFO(show(r));
         CHECK(r.exit == 2);
-        CHECK_THAT(first_line(r.err), Catch::StartsWith(paths[1]));
+        CHECK_THAT(first_line(r.err), Catch::StartsWith("kbp check: error: " + paths[1]));
         CHECK_THAT(r.err, !Catch::Contains(test::seed_path()));
     }
 }

@@ -28,17 +28,18 @@ TEST_CASE("message text: a long value is cut, with its length", "[message_text]"
     // At the limit: kept whole.
     std::string fits(kbp::max_shown_value_bytes, 'b');
     CHECK(printable("'" + fits + "'") == "'" + fits + "'");
-    // A cut never splits a UTF-8 character: after "x", the 100th byte starts no 'é' (two bytes).
+    // A cut never splits a UTF-8 character: after "x", the last byte kept would start an 'é'
+    // (two bytes), so the cut steps back one.
     std::string accents;
-    for (int i = 0; i < 150; ++i) accents += "\xc3\xa9";
-    CHECK(printable("x" + accents) == "x" + accents.substr(0, 98) + "…(301 bytes)");
+    for (int i = 0; i < 600; ++i) accents += "\xc3\xa9";
+    CHECK(printable("x" + accents) == "x" + accents.substr(0, kbp::max_shown_value_bytes / 2 - 2) + "…(1,201 bytes)");
 }
 
 TEST_CASE("message text: errors and diagnostics print through it", "[message_text]") {
     kbp::Error e{kbp::ErrorCode::invalid_input, "plan\x1b.json: /nodes/5/id", "id '\x1b]0;t\x07'"};
     CHECK(e.text() == "plan\\x1b.json: /nodes/5/id: id '\\x1b]0;t\\x07'");
     kbp::schema::Diagnostics d;
-    d.add("/nodes/5/id", "id '" + std::string(1000, 'z') + "'");
+    d.add("/nodes/5/id", "id '" + std::string(5000, 'z') + "'");
     REQUIRE(d.items().size() == 1);
-    CHECK(d.items()[0].message == "id '" + std::string(100, 'z') + "…(1,000 bytes)'");
+    CHECK(d.items()[0].message == "id '" + std::string(kbp::max_shown_value_bytes / 2, 'z') + "…(5,000 bytes)'");
 }

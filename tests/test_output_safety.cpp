@@ -211,7 +211,7 @@ TEST_CASE("output safety: -o onto a symlink writes through to its target", "[cli
         auto d = kbp_run(dir, "fmt " + test::seed_arg() + " -o " + quote(dir.file("loop-a")));
         CHECK(d.exit == 3);
         CHECK(d.out.empty());
-        CHECK_THAT(d.err, Catch::StartsWith("kbp: error: " + dir.file("loop-a") + ": ") &&
+        CHECK_THAT(d.err, Catch::StartsWith("kbp fmt: error: " + dir.file("loop-a") + ": ") &&
                               Catch::Contains("symbolic links"));
         CHECK(fs::is_symlink(dir.file("loop-a")));
     }
@@ -316,7 +316,7 @@ TEST_CASE("output safety: a PNG too large for cairo is refused with its size and
     INFO(test::show(r));
     CHECK(r.exit == 4);
     CHECK(r.out.empty());
-    CHECK_THAT(r.err, Catch::StartsWith("kbp: error: " + plan + ": the picture would be ") &&
+    CHECK_THAT(r.err, Catch::StartsWith("kbp render: error: " + plan + ": the picture would be ") &&
                           Catch::Contains(" px, past the 32,767 px a PNG side can have") && Catch::Contains("--view collapsed") &&
                           Catch::Contains("--layers") && Catch::Contains("--block attn") && Catch::Contains("SVG"));
     CHECK(r.err.find("dsa") == std::string::npos);  // GLM's block, which a Llama plan does not have
@@ -352,12 +352,12 @@ TEST_CASE("output safety: check and collapse agree on a layer whose edges out ca
     INFO(test::show(check));
     CHECK(check.exit == 2);
     CHECK(check.out.empty());
-    CHECK(check.err == plan + ": " + pointer + ": tensor 'l5.moe.renamed' leaves layer 5, but /edges/" +
+    CHECK(check.err == "kbp check: error: " + plan + ": " + pointer + ": tensor 'l5.moe.renamed' leaves layer 5, but /edges/" +
                            std::to_string(renamed - 1) + " names the tensor leaving it 'l5.moe.y' (one tensor leaves a layer or block)\n");
     auto collapse = kbp_run(dir, "collapse " + quote(plan) + " -o " + quote(dir.file("c.json")));
     INFO(test::show(collapse));
     CHECK(collapse.exit == 2);
     CHECK(collapse.out.empty());
-    CHECK_THAT(collapse.err, Catch::StartsWith(plan + ": " + pointer + ": tensor 'l5.moe.renamed' leaves layer 5"));
+    CHECK_THAT(collapse.err, Catch::StartsWith("kbp collapse: error: " + plan + ": " + pointer + ": tensor 'l5.moe.renamed' leaves layer 5"));
     CHECK_FALSE(fs::exists(dir.file("c.json")));
 }

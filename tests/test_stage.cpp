@@ -183,7 +183,7 @@ TEST_CASE("gpnpu cli: bad ranges files and bad knobs exit 2 naming the file and 
     test::spit(dir.file("r.json"), R"({"schema": "kbp-ranges/v1", "tensors": {"l0.mlp.f": {"min": 3, "max": 1}}})");
     auto r = plan_with("--ranges " + quote(dir.file("r.json")));
     CHECK(r.exit == 2);
-    CHECK(r.err.find("kbp: error: " + dir.file("r.json") + ": /tensors/l0.mlp.f: ") == 0);
+    CHECK(r.err.find("kbp plan: error: " + dir.file("r.json") + ": /tensors/l0.mlp.f: ") == 0);
     test::spit(dir.file("r.json"), "{\"schema\": \"kbp-ranges/v1\",\n \"tensors\": {");
     r = plan_with("--ranges " + quote(dir.file("r.json")));
     CHECK(r.exit == 2);
@@ -205,5 +205,5 @@ TEST_CASE("gpnpu cli: bad ranges files and bad knobs exit 2 naming the file and 
     REQUIRE(plan_with("").exit == 0);
     auto check = kbp_run(dir, "check " + quote(dir.file("p.json")));
     CHECK(check.exit == 0);
-    CHECK(check.err.find("note: 709 ops have FixedPoint32 fractional bits") != std::string::npos);
+    CHECK(check.err.find("kbp check: note: " + dir.file("p.json") + ": 709 ops have FixedPoint32 fractional bits") != std::string::npos);
 }

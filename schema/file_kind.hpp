@@ -1,0 +1,37 @@
+// What a file looks like, for one given where kbp expected another kind: a plan given to
+// `kbp plan`, a model config given to `kbp check`, a YAML file anywhere. The error then says
+// what the file is ("this is a kbp plan, not a model config") instead of the first member the
+// expected kind lacks.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace kbp::schema {
+
+enum class FileKind {
+    unknown,
+    plan,          // kbp-graph/v2
+    model_config,  // a HuggingFace config.json (model_type)
+    ranges,        // kbp-ranges/v1
+    view,          // kbp-view/v1 (kbp export json)
+    diff,          // kbp-diff/v1 (kbp diff --json)
+    stage,         // a compile stage's STAGE.json, build_knobs.json or ops.json
+    recipe,        // planner data: recipes/
+    target,        // planner data: targets/
+    kernels,       // planner data: kernels/
+    fusion,        // planner data: fusion/
+    ops,           // planner data: ops/
+    architecture,  // planner data: architectures/
+    yaml,          // not JSON: YAML
+};
+
+// The kind `text` looks like (unknown when it looks like none, or is broken JSON).
+FileKind file_kind(std::string_view text);
+// "a kbp plan (kbp-graph/v2)", "a model config (model_type)", ...
+std::string describe(FileKind kind);
+// When `text` is clearly of another kind than `expected`: "this is a kbp plan (kbp-graph/v2),
+// not a model config (model_type)" and what to do; "" otherwise.
+std::string wrong_kind(std::string_view text, FileKind expected);
+
+}  // namespace kbp::schema
