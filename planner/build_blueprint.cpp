@@ -93,17 +93,11 @@ schema::JsonValue stage_record(const Ir& ir) {
 
 }  // namespace
 
-Result<schema::Blueprint> build_blueprint(const Ir& ir) {
+Result<schema::Blueprint> build_blueprint(Ir& ir) {
     schema::Blueprint b;
     b.arm.mode = schema::ArmMode::parse(ir.request.arm);
     b.arm.rows = ir.rows;
     b.layers = ir.layers;
-    b.nodes.reserve(ir.nodes.size());
-    for (std::size_t i = 0; i < ir.nodes.size(); ++i) {
-        schema::Node n = ir.nodes[i].node;
-        n.order = static_cast<std::int64_t>(i);
-        b.nodes.push_back(std::move(n));
-    }
     b.groups = ir.groups;
 
     // Readers of every (producer, slot), in node order.
@@ -149,9 +143,20 @@ Result<schema::Blueprint> build_blueprint(const Ir& ir) {
         }
     }
 
+    // The nodes leave the IR once the edges are made from them: a plan of a million nodes is not
+    // held twice.
+    b.nodes.reserve(ir.nodes.size());
+    for (std::size_t i = 0; i < ir.nodes.size(); ++i) {
+        b.nodes.push_back(std::move(ir.nodes[i].node));
+        b.nodes.back().order = static_cast<std::int64_t>(i);
+    }
+    ir.nodes = {};
+
     // The arm's digest covers what the arm decided: its layers, nodes, edges and groups, written
-    // before anything else joins the plan.
-    b.arm.digest = schema::sha256_hex(schema::write_blueprint(b, {.pretty = false}));
+    // before anything else joins the plan (streamed into the digest, not held as text).
+    schema::Sha256 digest;
+    schema::write_blueprint(b, {.pretty = false}, [&](std::string_view text) { digest.add(text); });
+    b.arm.digest = digest.hex();
     b.symbols = ir.symbols;
     if (!ir.config_fields.empty()) b.config_fields = ir.config_fields;
 

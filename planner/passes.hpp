@@ -18,7 +18,8 @@ Status form_groups(Ir& ir);
 Status assign_fraction_bits(Ir& ir);
 Status describe_steps(Ir& ir);
 Status check_budgets(Ir& ir);
-Result<schema::Blueprint> build_blueprint(const Ir& ir);
+// Moves the nodes out of `ir` (it keeps everything else).
+Result<schema::Blueprint> build_blueprint(Ir& ir);
 
 // Shared by choose_kernels and form_groups: the placeholders a rule name or knob may use
 // ({role} {block} {attn} {slot} {rows}), and applying a kernel assignment (kernel, family,

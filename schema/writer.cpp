@@ -215,18 +215,21 @@ std::string write_blueprint(const Blueprint& b, const WriteOptions& options) {
     return std::move(w.text());
 }
 
+void write_blueprint(const Blueprint& b, const WriteOptions& options, const std::function<void(std::string_view)>& sink) {
+    constexpr std::size_t piece = std::size_t{1} << 20;
+    JsonText w(options.pretty, std::min(expected_size(b, options.pretty), 2 * piece));
+    w.set_sink(sink, piece);
+    put_blueprint(w, b);
+    sink(w.text());
+}
+
 Status write_blueprint_file(const std::string& path, const Blueprint& b, const WriteOptions& options) {
     return write_file_atomic(path, [&](const OutputSink& sink) -> Status {
-        constexpr std::size_t piece = std::size_t{1} << 20;
-        JsonText w(options.pretty, std::min(expected_size(b, options.pretty), 2 * piece));
-        std::optional<Error> failed;
-        w.set_sink([&](std::string_view text) {
+        std::optional<Error> failed;  // the first write that failed; later pieces are dropped
+        write_blueprint(b, options, [&](std::string_view text) {
             if (!failed)
                 if (auto s = sink(text); !s) failed = s.error();
-        }, piece);
-        put_blueprint(w, b);
-        if (!failed)
-            if (auto s = sink(w.text()); !s) failed = s.error();
+        });
         if (failed) return *failed;
         return Ok{};
     });

@@ -2,6 +2,7 @@
 // compact, always ending in a newline. The same model always gives the same bytes.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,8 @@ struct WriteOptions {
 };
 
 std::string write_blueprint(const Blueprint& blueprint, const WriteOptions& options = {});
+// The same bytes, handed to `sink` a megabyte at a time (to a digest, a file, a socket).
+void write_blueprint(const Blueprint& blueprint, const WriteOptions& options, const std::function<void(std::string_view)>& sink);
 // The same bytes into `path` (write_file_atomic: "-", devices, links, modes), a megabyte at a time.
 Status write_blueprint_file(const std::string& path, const Blueprint& blueprint, const WriteOptions& options = {});
 
