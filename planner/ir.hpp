@@ -27,9 +27,9 @@ struct TensorRef {
 
 struct IrTensor {
     std::string id;        // full name: "l3.dsa.qa"
-    std::string dim;       // symbolic ("q_lora"); empty for a quantized copy
+    schema::Sym dim;       // symbolic ("q_lora"); empty for a quantized copy
     std::int64_t dim_value = 0;
-    std::string rows = "n";  // "n", "n*top_k", or "" (a quantized activation: its input's)
+    schema::Sym rows = "n";  // "n", "n*top_k", or "" (a quantized activation: its input's)
     schema::Format format;
     bool in_kernel = false;  // never leaves its kernel (no bytes per token)
 };
@@ -44,21 +44,22 @@ struct TensorRange {
 
 // Why a node is what it is: the data that decided it (printed by `kbp why`).
 struct Decision {
-    std::string recipe;              // "recipes/x.json entries[3]: {"match": ...}"
-    std::string kernel_row;          // "kernels/x.json: /table/12"
+    // The texts repeat on every layer's copy of an op: interned, they are stored once.
+    schema::Sym recipe;              // "recipes/x.json entries[3]: {"match": ...}"
+    schema::Sym kernel_row;          // "kernels/x.json: /table/12"
     const Json* kernel_row_json = nullptr;  // the row itself (printed by `kbp why`)
-    std::string fusion;              // "fusion/x.json rules[4] glm_...: ..."
+    schema::Sym fusion;              // "fusion/x.json rules[4] glm_...: ..."
     std::vector<std::string> beaten;  // rules that also matched here but come later
-    std::string inserted_for;        // act_quant / smooth_mul: the reader that needed it
+    schema::Sym inserted_for;        // act_quant / smooth_mul: the reader that needed it
     std::vector<std::string> fraction_bits;  // how each FixedPoint32 F and template argument followed
 };
 
 struct IrNode {
     schema::Node node;        // the output fields, filled pass by pass
-    std::string local;        // template-local id: "dsa.q_a"
-    std::string block;        // block type: "dsa"
-    std::string attn;         // the layer's attention block ("kda", "dsa"), "" outside layers
-    std::string slot;         // "input" for a layer's first block, "post" for later ones
+    schema::Sym local;        // template-local id: "dsa.q_a"
+    schema::Sym block;        // block type: "dsa"
+    schema::Sym attn;         // the layer's attention block ("kda", "dsa"), "" outside layers
+    schema::Sym slot;         // "input" for a layer's first block, "post" for later ones
     const Json* spec = nullptr;  // the op's entry in the architecture (null for inserted nodes)
     bool weighted = false;       // reads a weight (a recipe decides its formats)
     std::vector<TensorRef> inputs;
@@ -67,7 +68,7 @@ struct IrNode {
     schema::JsonObject own_point;         // the architecture op's own knobs (joined to any kernel's)
     const Json* fraction_rule = nullptr;  // how its fx32 outputs get F (kernel row or fusion member)
     const Json* steps_spec = nullptr;     // the kernel row's or instance's own steps, if any
-    std::string kernel_rule;  // the solo group rule from the kernel table
+    schema::Sym kernel_rule;  // the solo group rule from the kernel table
     std::vector<std::string> kernel_launches;  // a kernel-less row's launches (several kernels)
     Decision why;
 };
