@@ -6,8 +6,6 @@
 #include <string_view>
 #include <vector>
 
-#include <stb_image.h>
-
 #include "exporters/palette.hpp"
 #include "exporters/render.hpp"
 #include "exporters/view.hpp"
@@ -41,33 +39,6 @@ std::pair<std::uint32_t, std::uint32_t> png_size(const std::string& s) {
                (std::uint32_t(std::uint8_t(s[at + 2])) << 8) | std::uint32_t(std::uint8_t(s[at + 3]));
     };
     return {be(16), be(20)};
-}
-
-// A decoded PNG (stb_image), RGBA.
-struct Image {
-    int width = 0, height = 0;
-    std::vector<unsigned char> rgba;
-    // Pixels of exactly the colour "#rrggbb", fully opaque.
-    std::size_t pixels_of(std::string_view hex) const {
-        auto channel = [&](int at) { return static_cast<unsigned char>(std::stoi(std::string(hex.substr(at, 2)), nullptr, 16)); };
-        unsigned char r = channel(1), g = channel(3), b = channel(5);
-        std::size_t n = 0;
-        for (std::size_t i = 0; i + 3 < rgba.size(); i += 4)
-            n += rgba[i] == r && rgba[i + 1] == g && rgba[i + 2] == b && rgba[i + 3] == 255;
-        return n;
-    }
-};
-
-Image decode_png(const std::string& png) {
-    Image im;
-    int channels = 0;
-    unsigned char* data = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(png.data()), static_cast<int>(png.size()),
-                                                &im.width, &im.height, &channels, 4);
-    INFO((data ? "" : stbi_failure_reason()));
-    REQUIRE(data != nullptr);
-    im.rgba.assign(data, data + static_cast<std::size_t>(im.width) * static_cast<std::size_t>(im.height) * 4);
-    stbi_image_free(data);
-    return im;
 }
 
 // The fill of the node titled `id` in Graphviz's SVG: the first fill after its <title>.
@@ -104,7 +75,7 @@ TEST_CASE("exporters: the collapsed view's PNG shows the legend's colours and no
     auto [w, h] = png_size(png);
     CHECK(w < 4000);  // one screen at a readable scale, not a poster
     CHECK(h < 4000);
-    auto image = decode_png(png);
+    auto image = test::decode_png(png);
     REQUIRE(image.width == static_cast<int>(w));
     REQUIRE(image.height == static_cast<int>(h));
     // Every swatch of the legend is drawn in its exact colour: a filled box of many pixels.
