@@ -102,44 +102,63 @@ void read_and_validate_blueprint(std::string_view bytes) {
     if (schema::write_blueprint(*again) != written) broken("a written blueprint reads back different");
 }
 
-void plan_config(std::string_view bytes) {
+namespace {
+
+// The planner with the embedded catalog, loaded once per process.
+const planner::Planner& embedded_planner() {
     static const auto planner = [] {
         auto p = planner::Planner::load(std::nullopt);
         if (!p) broken("the embedded catalog does not load: " + p.error().text());
         return std::move(*p);
     }();
+    return planner;
+}
+
+// `request` planned by `planner`: an error must name its place, a plan must pass check_plan.
+void plan_and_check(const planner::Planner& planner, const planner::PlanRequest& request) {
+    auto plan = planner.plan(request);
+    if (!plan) return expect_placed(plan.error());
+    check_plan(planner.catalog(), plan->blueprint);
+}
+
+}  // namespace
+
+void plan_config(std::string_view bytes) {
     fs::path config = scratch() / "config.json";
     write_bytes(config, bytes);
     planner::PlanRequest request;
     request.config_path = config.string();
-    auto plan = planner.plan(request);
-    if (!plan) return expect_placed(plan.error());
-    check_plan(planner.catalog(), plan->blueprint);
+    plan_and_check(embedded_planner(), request);
 }
 
 void plan_with_data_file(std::string_view bytes) {
     if (bytes.empty()) return;
     const Slot& slot = slots[static_cast<unsigned char>(bytes[0]) % slots.size()];
     bytes.remove_prefix(1);
-    const fs::path catalog_dir = scratch() / "catalog";
-    fs::remove_all(catalog_dir);
-    fs::create_directories(catalog_dir);
     planner::PlanRequest request;
     request.config_path = KBP_SMALL_LLAMA_CONFIG;  // two layers: a plan in milliseconds
-    request.catalog_dir = catalog_dir.string();
     request.recipe = slot.gpnpu ? "chimera-w4a16" : "fp8-dynamic";
     request.target = slot.gpnpu ? "qc-u" : "h100";
     if (slot.path == "ranges.json") {
         request.ranges = (scratch() / "ranges.json").string();
         write_bytes(*request.ranges, bytes);
-    } else {
-        write_bytes(catalog_dir / slot.path, bytes);
+        return plan_and_check(embedded_planner(), request);
     }
+    // First the file alone, checked against the embedded catalog as a file named by path is:
+    // most inputs stop here, without the cost of loading a whole catalog.
+    const fs::path alone = scratch() / "alone" / slot.path;
+    write_bytes(alone, bytes);
+    planner::Catalog embedded = embedded_planner().catalog().share();
+    if (auto checked = embedded.file(fs::path(slot.path).parent_path().generic_string(), alone.string()); !checked)
+        return expect_placed(checked.error());
+    // Then in its place in a --catalog folder, planned.
+    const fs::path catalog_dir = scratch() / "catalog";
+    fs::remove_all(catalog_dir);
+    write_bytes(catalog_dir / slot.path, bytes);
+    request.catalog_dir = catalog_dir.string();
     auto planner = planner::Planner::load(request.catalog_dir);
     if (!planner) return expect_placed(planner.error());
-    auto plan = planner->plan(request);
-    if (!plan) return expect_placed(plan.error());
-    check_plan(planner->catalog(), plan->blueprint);
+    plan_and_check(*planner, request);
 }
 
 }  // namespace kbp::fuzz
