@@ -253,6 +253,15 @@ TEST_CASE("what the planner cannot serve is refused with the field named", "[pla
         auto q = kbp::planner::make_plan(request("glm-5.3-flash", "decode", 2));
         REQUIRE_FALSE(q.ok());
     }
+    SECTION("a number too large for a double (a fuzz finding: it escaped as an exception)") {
+        auto r = request("llama-3.1-8b");
+        r.config_path = write("huge.json", "{\"model_type\": \"llama\",\n \"rms_norm_eps\": 1e4050}");
+        auto p = kbp::planner::make_plan(r);
+        REQUIRE_FALSE(p.ok());
+        CHECK(p.error().code == kbp::ErrorCode::invalid_input);
+        CHECK_THAT(p.error().where, Catch::EndsWith("huge.json:2:18"));
+        CHECK_THAT(p.error().message, Catch::Contains("1e4050"));
+    }
     SECTION("a malformed config") {
         auto r = request("llama-3.1-8b");
         r.config_path = write("broken.json", "{\"model_type\": ");
