@@ -55,6 +55,15 @@ Result<nlohmann::ordered_json> parse(const std::string& text, const std::string&
         if (auto colon = what.find(": ", what.find("column")); colon != std::string::npos) what = what.substr(colon + 2);
         else if (auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
         return make_error(ErrorCode::invalid_input, origin + ":" + schema::line_col(text, at), what);
+    } catch (const nlohmann::json::out_of_range& e) {
+        // A number too large for a double ("1e4050"): nlohmann names the number, not its place,
+        // so the place is where that number's text first stands.
+        std::string what = e.what();
+        if (auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
+        auto quote = what.find('\'');
+        auto number = quote == std::string::npos ? std::string() : what.substr(quote + 1, what.rfind('\'') - quote - 1);
+        auto at = number.empty() ? std::string::npos : text.find(number);
+        return make_error(ErrorCode::invalid_input, at == std::string::npos ? origin : origin + ":" + schema::line_col(text, at), what);
     }
 }
 

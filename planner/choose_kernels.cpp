@@ -95,7 +95,8 @@ Status apply_assignment(const Ir& ir, IrNode& n, const Json& a, const Json* inst
         if (!n.own_point.empty()) {
             schema::JsonObject merged = n.node.point.is_object() ? n.node.point.object() : schema::JsonObject{};
             for (const auto& [k, v] : n.own_point)
-                if (std::none_of(merged.begin(), merged.end(), [&](const auto& m) { return m.first == k; })) merged.emplace_back(k, v);
+                // (key = k: clang 14, which builds the fuzz targets, cannot capture a structured binding)
+                if (std::none_of(merged.begin(), merged.end(), [&key = k](const auto& m) { return m.first == key; })) merged.emplace_back(k, v);
             n.node.point = schema::JsonValue(std::move(merged));
         }
     }

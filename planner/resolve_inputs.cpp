@@ -199,7 +199,7 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
         if (it == ir.settings.end() || !type.is_object()) continue;
         std::string problem = setting_problem(type, it->second);
         if (problem.empty()) continue;
-        bool from_flag = std::any_of(req.settings.begin(), req.settings.end(), [&](const auto& kv) { return kv.first == k; });
+        bool from_flag = std::any_of(req.settings.begin(), req.settings.end(), [&key = k](const auto& kv) { return kv.first == key; });
         std::string about = type.value("about", "");
         return make_error(ErrorCode::invalid_input, from_flag ? "--set " + k : ir.recipe->origin + ": /settings/" + k,
                           problem + (about.empty() ? "" : " (" + k + ": " + about + ")"));

@@ -54,11 +54,6 @@ std::int64_t find_total(const OJson& j, const std::string& key) {
 
 }  // namespace
 
-TEST_CASE("cli: the binary exists", "[cli]") {
-    INFO(KBP_CLI_PATH);
-    REQUIRE(fs::is_regular_file(KBP_CLI_PATH));
-}
-
 TEST_CASE("cli: --version and --help", "[cli]") {
     test::TempDir dir;
     auto r = kbp_run(dir, "--version");

@@ -3,8 +3,11 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <string_view>
+#include <vector>
 
 #include "exporters/cgraph_build.hpp"
+#include "exporters/palette.hpp"
 #include "exporters/render.hpp"
 #include "exporters/view.hpp"
 #include "exporters_support.hpp"
@@ -39,6 +42,15 @@ std::pair<std::uint32_t, std::uint32_t> png_size(const std::string& s) {
     return {be(16), be(20)};
 }
 
+// The fill of the node titled `id` in Graphviz's SVG: the first fill after its <title>.
+std::string svg_fill_of(const std::string& svg, const std::string& id) {
+    auto title = svg.find("<title>" + id + "</title>");
+    if (title == std::string::npos) return "no node " + id;
+    auto fill = svg.find("fill=\"", title);
+    if (fill == std::string::npos) return "no fill";
+    return svg.substr(fill + 6, svg.find('"', fill + 6) - fill - 6);
+}
+
 }  // namespace
 
 TEST_CASE("exporters: the collapsed view renders to SVG naming every template", "[exporters][render]") {
@@ -57,15 +69,28 @@ TEST_CASE("exporters: the collapsed view renders to SVG naming every template", 
     CHECK(must_render(v, ex::ImageFormat::svg, {.title = "GLM-5.3-Flash"}) == svg);
 }
 
-TEST_CASE("exporters: the collapsed view renders to PNG", "[exporters][render]") {
-    auto v = must_view(test::seed(), {.kind = ex::ViewKind::collapsed});
+TEST_CASE("exporters: the collapsed view's PNG shows the legend's colours and no others of the table", "[exporters][render]") {
+    const auto& b = test::seed();
+    auto v = must_view(b, {.kind = ex::ViewKind::collapsed});
     auto png = must_render(v, ex::ImageFormat::png);
     auto [w, h] = png_size(png);
-    CHECK(w > 500);
-    CHECK(h > 500);
     CHECK(w < 4000);  // one screen at a readable scale, not a poster
     CHECK(h < 4000);
-    CHECK(png.compare(png.size() - 8, 4, "IEND") == 0);
+    auto image = test::decode_png(png);
+    REQUIRE(image.width == static_cast<int>(w));
+    REQUIRE(image.height == static_cast<int>(h));
+    // Every swatch of the legend is drawn in its exact colour: a filled box of many pixels.
+    std::vector<const schema::Node*> ops;
+    for (const auto& n : b.nodes) ops.push_back(&n);
+    ex::Palette palette(ex::ColorBy::precision, ops);
+    REQUIRE(palette.legend().size() >= 4);
+    for (const auto& swatch : palette.legend()) {
+        INFO(swatch.key << " " << swatch.fill);
+        CHECK(image.pixels_of(swatch.fill) >= 100);
+    }
+    // The seed uses no MXFP4 and no int4: their colours appear nowhere.
+    CHECK(image.pixels_of("#f7c4a0") == 0);
+    CHECK(image.pixels_of("#f6c1d8") == 0);
 }
 
 TEST_CASE("exporters: layer 3's groups view shows every group with its rule", "[exporters][render]") {
@@ -82,8 +107,28 @@ TEST_CASE("exporters: layer 3's groups view shows every group with its rule", "[
         CHECK(svg.find(g.rule) != std::string::npos);
     }
     CHECK(groups == 27);
-    auto png = must_render(v, ex::ImageFormat::png);
-    CHECK(png_size(png).first > 0);
+}
+
+TEST_CASE("exporters: each colour mode fills known ops of layer 3 with the palette's colour", "[exporters][render]") {
+    auto v = must_view(test::seed(), {.kind = ex::ViewKind::flat, .layers = std::vector<std::int64_t>{3}});
+    struct Expected {
+        ex::ColorBy by;
+        std::vector<std::pair<std::string, std::string>> fills;  // node id, fill (palette.cpp's tables)
+    };
+    const std::vector<Expected> modes{
+        {ex::ColorBy::precision, {{"l3.dsa.q_a", "#fff1a8"}, {"l3.moe.experts_gate_up", "#f4aaa6"}, {"l3.dsa.mix", "#cdebc9"}, {"l3.dsa.select", "#d3e2f6"}}},
+        {ex::ColorBy::family, {{"l3.dsa.mix", "#8dd3c7"}, {"l3.dsa.q_a", "#bebada"}, {"l3.dsa.q_a_norm", "#fb8072"}}},
+        {ex::ColorBy::compute, {{"l3.dsa.mix", "#8dd3c7"}, {"l3.dsa.q_a", "#bebada"}}},
+        {ex::ColorBy::where, {{"l3.dsa.mix", "#d3e2f6"}, {"l3.moe.blend", "#d3e2f6"}}},
+        {ex::ColorBy::state, {{"l3.dsa.q_a", "#ffffff"}, {"l3.dsa.kv_write", "#8dd3c7"}, {"l3.dsa.pool", "#ffffb3"}}},
+    };
+    for (const auto& mode : modes) {
+        auto svg = must_render(v, ex::ImageFormat::svg, {.color = mode.by});
+        for (const auto& [id, fill] : mode.fills) {
+            INFO(ex::color_by_name(mode.by) << " " << id);
+            CHECK(svg_fill_of(svg, id) == fill);
+        }
+    }
 }
 
 TEST_CASE("exporters: awkward names render", "[exporters][render]") {

@@ -253,6 +253,15 @@ TEST_CASE("what the planner cannot serve is refused with the field named", "[pla
         auto q = kbp::planner::make_plan(request("glm-5.3-flash", "decode", 2));
         REQUIRE_FALSE(q.ok());
     }
+    SECTION("a number too large for a double (a fuzz finding: it escaped as an exception)") {
+        auto r = request("llama-3.1-8b");
+        r.config_path = write("huge.json", "{\"model_type\": \"llama\",\n \"rms_norm_eps\": 1e4050}");
+        auto p = kbp::planner::make_plan(r);
+        REQUIRE_FALSE(p.ok());
+        CHECK(p.error().code == kbp::ErrorCode::invalid_input);
+        CHECK_THAT(p.error().where, Catch::EndsWith("huge.json:2:18"));
+        CHECK_THAT(p.error().message, Catch::Contains("1e4050"));
+    }
     SECTION("a malformed config") {
         auto r = request("llama-3.1-8b");
         r.config_path = write("broken.json", "{\"model_type\": ");
@@ -361,13 +370,65 @@ TEST_CASE("a catalog folder replaces a data file: a new fusion rule file changes
     fs::remove_all(dir);
 }
 
-TEST_CASE("multi_seq plans and validates on both sides of every rows crossover", "[planner][arms]") {
-    // The kernel tables' row ranges break at 1|2, 2|3, 8|9, 16|17, 32|33 and 64|65.
-    for (std::int64_t rows : {2, 3, 5, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128}) {
-        INFO("multi_seq rows " << rows);
-        auto plan = plan_of(request("glm-5.3-flash", "multi_seq", rows));
-        auto problems = kbp::schema::validate(plan);
-        INFO((problems.empty() ? std::string() : problems.items().front().pointer + ": " + problems.items().front().message));
-        CHECK(problems.empty());
+TEST_CASE("a small llama gets the kernels, groups and quantization points the data files give it at each rows", "[planner][arms]") {
+    struct Expected {
+        const char* arm;
+        std::int64_t rows;
+        const char* o_kernel;     // kernels/cuda-generic.json: fp8 gemv for 1-8 rows, gemm above
+        const char* head_kernel;  // bf16 gemv for one row only
+        const char* attend_rule;  // gqa_prefill for the prefill arm only
+    };
+    for (const Expected& e : {Expected{"decode", 1, "fp8_gemv::fp8_gemv_rowscale", "gemv::dense_gemv_bf16", "gqa_decode"},
+                              Expected{"multi_seq", 8, "fp8_gemv::fp8_gemv_rowscale", "bf16_gemm::bf16_gemm", "gqa_decode"},
+                              Expected{"multi_seq", 9, "fp8_gemm::fp8_gemm_rowwise", "bf16_gemm::bf16_gemm", "gqa_decode"},
+                              Expected{"prefill", 512, "fp8_gemm::fp8_gemm_rowwise", "bf16_gemm::bf16_gemm", "gqa_prefill"}}) {
+        INFO(e.arm << " rows " << e.rows);
+        auto r = request("llama-3.1-8b", e.arm, e.rows);
+        r.config_path = KBP_SMALL_LLAMA_CONFIG;
+        auto plan = plan_of(r);
+        CHECK(kbp::schema::validate(plan).empty());
+        std::map<std::string, const kbp::schema::Node*> by_id;
+        for (const auto& n : plan.nodes) by_id[n.id] = &n;
+        REQUIRE(by_id.count("l1.attn.o"));
+        CHECK(by_id["l1.attn.o"]->kernel.value_or("none") == e.o_kernel);
+        CHECK(by_id["head.lm_head"]->kernel.value_or("none") == e.head_kernel);
+        CHECK(plan.groups[by_id["l0.attn.attend"]->group].rule == e.attend_rule);
+        // fp8-dynamic quantizes the input of every fp8 projection: q|k|v share one, o, gate_up
+        // and down have their own; the bf16 LM head reads bf16.
+        std::vector<std::string> quant_points;
+        for (const auto& n : plan.nodes)
+            if (n.inserted) {
+                quant_points.push_back(n.id);
+                CHECK(n.precision.output->front().name() == "fp8/token");
+            }
+        CHECK(quant_points == std::vector<std::string>{"l0.attn.xn_quant", "l0.attn.a_quant", "l0.mlp.xn_quant", "l0.mlp.a_quant",
+                                                       "l1.attn.xn_quant", "l1.attn.a_quant", "l1.mlp.xn_quant", "l1.mlp.a_quant"});
+        // fusion/cuda-generic.json: each quantizer runs in the prologue of the GEMM reading it.
+        std::set<std::string> rules = rules_of(plan);
+        for (const char* rule : {"qkv_quant", "o_quant", "gate_up_quant", "down_quant", "rope_cache_write"}) {
+            INFO(rule);
+            CHECK(rules.count(rule));
+        }
+        CHECK(plan.groups[by_id["l0.attn.q"]->group].nodes.size() == 4);  // act_quant, q, k, v
     }
+}
+
+TEST_CASE("multi_seq changes a kernel across every rows crossover of the GLM tables", "[planner][arms]") {
+    // The kernel tables' row ranges break at 1|2, 2|3, 8|9, 16|17, 32|33 and 64|65: on each side
+    // the plan validates, and some node's kernel or group differs.
+    auto signature = [](const kbp::schema::Blueprint& b) {
+        std::string s;
+        for (const auto& n : b.nodes) s += n.kernel.value_or("-") + ";";
+        for (const auto& g : b.groups) s += g.rule + ";";
+        return s;
+    };
+    for (std::int64_t rows : {2, 8, 16, 32, 64}) {
+        INFO("multi_seq rows " << rows << " | " << rows + 1);
+        auto below = plan_of(request("glm-5.3-flash", "multi_seq", rows));
+        auto above = plan_of(request("glm-5.3-flash", "multi_seq", rows + 1));
+        CHECK(kbp::schema::validate(below).empty());
+        CHECK(kbp::schema::validate(above).empty());
+        CHECK(signature(below) != signature(above));
+    }
+    CHECK(signature(plan_of(request("glm-5.3-flash"))) != signature(plan_of(request("glm-5.3-flash", "multi_seq", 2))));
 }

@@ -1,0 +1,91 @@
+// kbp plan, kbp why and kbp stats --cost through the real binary, and a --catalog folder with a
+// broken file: stdout, stderr and exit codes, as a user sees them.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "cli_runner.hpp"
+#include "schema/reader.hpp"
+#include "schema/validator.hpp"
+#include "support.hpp"
+
+using namespace kbp;
+namespace fs = std::filesystem;
+
+using test::kbp_run;
+using test::quote;
+using test::show;
+
+namespace {
+
+std::string llama_config() { return quote(test::source_dir() + "/samples/llama-3.1-8b/config.json"); }
+
+}  // namespace
+
+TEST_CASE("cli: plan writes a valid plan of the config, why explains a node of it, stats --cost costs it", "[cli][planner]") {
+    test::TempDir dir;
+    const std::string plan = dir.file("llama.json");
+    auto planned = kbp_run(dir, "plan " + llama_config() + " -o " + quote(plan));
+    INFO(show(planned));
+    REQUIRE(planned.exit == 0);
+    auto b = schema::load_blueprint(plan);
+    REQUIRE(b.ok());
+    CHECK(schema::validate(*b).empty());
+    // architectures/llama.json: embed, 32 layers of 9 attn + 5 mlp ops, 3 head ops; fp8-dynamic
+    // quantizes four activations per layer (xn for q|k|v, a for o, xn for gate_up, a for down).
+    CHECK(b->nodes.size() == 1 + 32 * 14 + 3 + 32 * 4);
+    CHECK(b->arm.rows == 1);
+
+    auto why = kbp_run(dir, "why " + quote(plan) + " l0.attn.q");
+    INFO(show(why));
+    REQUIRE(why.exit == 0);
+    CHECK_THAT(why.out, Catch::StartsWith("l0.attn.q (linear:q, group "));
+    CHECK_THAT(why.out, Catch::Contains("recipes/fp8-dynamic.json: /entries/0"));
+    CHECK_THAT(why.out, Catch::Contains("kernels/cuda-generic.json: /table/"));
+    CHECK_THAT(why.out, Catch::Contains("fp8_gemv::fp8_gemv_rowscale"));
+    CHECK_THAT(why.out, Catch::Contains("qkv_quant"));
+    auto no_node = kbp_run(dir, "why " + quote(plan) + " l0.attn.nope");
+    CHECK(no_node.exit == 2);
+    CHECK_THAT(no_node.err, Catch::Contains("l0.attn.nope"));
+
+    auto cost = kbp_run(dir, "stats " + quote(plan) + " --cost");
+    INFO(show(cost));
+    REQUIRE(cost.exit == 0);
+    CHECK_THAT(cost.out, Catch::Contains("cost on h100 (3350 GB/s), arm decode rows 1, context 4096 tokens"));
+    auto longer = kbp_run(dir, "stats " + quote(plan) + " --cost --context 32768");
+    REQUIRE(longer.exit == 0);
+    CHECK_THAT(longer.out, Catch::Contains("context 32768 tokens"));
+    CHECK(longer.out != cost.out);
+}
+
+TEST_CASE("cli: a --catalog folder with a broken file is refused naming the file and where", "[cli][planner][catalog]") {
+    test::TempDir dir;
+    fs::create_directories(dir.file("catalog/kernels"));
+    const std::string out = dir.file("plan.json");
+    SECTION("JSON that does not parse: FILE:LINE:COL") {
+        test::spit(dir.file("catalog/kernels/cuda-generic.json"), "{\n  \"name\": \"cuda-generic\",\n  \"table\": [\n}\n");
+        auto r = kbp_run(dir, "plan " + llama_config() + " --catalog " + quote(dir.file("catalog")) + " -o " + quote(out));
+        INFO(show(r));
+        CHECK(r.exit == 2);
+        CHECK_THAT(r.err, Catch::Contains(dir.file("catalog/kernels/cuda-generic.json") + ":4:1"));
+        CHECK(r.err.find('\n') == r.err.size() - 1);  // one line
+        CHECK_FALSE(fs::exists(out));
+    }
+    SECTION("a member of the wrong type: FILE: /json/pointer") {
+        test::spit(dir.file("catalog/kernels/cuda-generic.json"), R"({"name": "cuda-generic", "description": "x", "instances": {}, "table": "none"})");
+        auto r = kbp_run(dir, "plan " + llama_config() + " --catalog " + quote(dir.file("catalog")) + " -o " + quote(out));
+        INFO(show(r));
+        CHECK(r.exit == 2);
+        CHECK_THAT(r.err, Catch::Contains(dir.file("catalog/kernels/cuda-generic.json") + ": /table"));
+        CHECK_FALSE(fs::exists(out));
+    }
+    SECTION("a folder of no kind of data") {
+        fs::create_directories(dir.file("catalog/kernel"));
+        test::spit(dir.file("catalog/kernel/x.json"), "{}");
+        auto r = kbp_run(dir, "plan " + llama_config() + " --catalog " + quote(dir.file("catalog")) + " -o " + quote(out));
+        INFO(show(r));
+        CHECK(r.exit == 2);
+        CHECK_THAT(r.err, Catch::Contains(dir.file("catalog/kernel/x.json")));
+        CHECK_FALSE(fs::exists(out));
+    }
+}
