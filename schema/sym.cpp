@@ -105,7 +105,11 @@ Shared& shared() {
 
 }  // namespace
 
-constinit const std::string Sym::empty_spelling_;
+// Built before any other static object (init_priority 101, the first a program may use), so a
+// Sym made during another file's static initialisation already points at a real empty string.
+// (constinit would say so at compile time, but clang 14 with libstdc++ 12 cannot constant-
+// initialise a std::string.)
+__attribute__((init_priority(101))) const std::string Sym::empty_spelling_;
 
 const std::string* Sym::intern(std::string_view text) {
     const std::uint64_t h = hash_text(text);
