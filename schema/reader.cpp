@@ -148,8 +148,9 @@ template <class T, class F> void read_list(element e, const Path& p, std::vector
 }
 
 // Lists are sized once from the DOM (which knows their length): no regrowth per item.
-std::vector<std::string> read_strings(element e, const Path& p) {
-    std::vector<std::string> out;
+// Name: std::string, or Sym for the names every node repeats (interned from the DOM's bytes).
+template <class Name = std::string> std::vector<Name> read_strings(element e, const Path& p) {
+    std::vector<Name> out;
     out.reserve(read_array(e, p).size());
     each(e, p, [&](element item, const Path& ip) {
         std::string_view s;
@@ -309,11 +310,7 @@ Sym read_sym(element e, const Path& p) {
     return Sym(s);
 }
 void read_value(Sym& out, element e, const Path& p, Range) { out = read_sym(e, p); }
-void read_value(std::vector<Sym>& out, element e, const Path& p, Range) {
-    out.clear();
-    out.reserve(read_array(e, p).size());
-    each(e, p, [&](element item, const Path& ip) { out.push_back(read_sym(item, ip)); });
-}
+void read_value(std::vector<Sym>& out, element e, const Path& p, Range) { out = read_strings<Sym>(e, p); }
 void read_value(std::int64_t& out, element e, const Path& p, Range r) { out = read_int(e, p, r.lo, r.hi); }
 void read_value(bool& out, element e, const Path& p, Range) { out = read_bool(e, p); }
 void read_value(std::vector<std::string>& out, element e, const Path& p, Range) { out = read_strings(e, p); }
@@ -872,11 +869,13 @@ std::optional<Blueprint> read_in_pieces(std::string_view text, const ReadOptions
 // reader moves on, so the file never sits in memory whole beside its model.
 class MappedFile {
 public:
-    explicit MappedFile(const std::string& path) {
+    // Maps `path` when it is a regular file of at least `min_size` bytes; else maps nothing
+    // (a small plan is read, not mapped).
+    MappedFile(const std::string& path, std::size_t min_size) {
         int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
         if (fd < 0) return;
         struct stat st {};
-        if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && static_cast<std::size_t>(st.st_size) >= min_size) {
             void* p = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
             if (p != MAP_FAILED) {
                 data_ = static_cast<const char*>(p);
@@ -919,8 +918,8 @@ Result<Blueprint> read_blueprint(const std::string& json, std::string_view file,
 
 Result<Blueprint> load_blueprint(const std::string& path, const ReadOptions& options) {
     if (path != "-") {
-        MappedFile file(path);
-        if (file.text().size() >= options.pieces_above) {
+        MappedFile file(path, options.pieces_above);
+        if (!file.text().empty()) {
             auto release = [&](std::size_t offset) { file.release_before(offset); };
             if (auto b = read_in_pieces(file.text(), options, release)) return std::move(*b);
         }
