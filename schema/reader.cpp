@@ -18,6 +18,7 @@
 
 #include "file_io.hpp"
 #include "record_fields.hpp"
+#include "spelling_memo.hpp"
 
 namespace kbp::schema {
 namespace {
@@ -160,6 +161,36 @@ template <class Name = std::string> std::vector<Name> read_strings(element e, co
     return out;
 }
 
+// The reader's memos (spelling_memo.hpp), one per thread and kind of value.
+template <class Value, std::size_t Slots = 128> SpellingMemo<Value, Slots>& memo() {
+    thread_local SpellingMemo<Value, Slots> m;
+    return m;
+}
+SpellingMemo<Sym, 1024>& sym_memo() { return memo<Sym, 1024>(); }
+
+Sym memo_sym(std::string_view s) {
+    return sym_memo().get(s, [](std::string_view t) { return Sym(t); });
+}
+
+// A list of names every node repeats (steps, roles, a group's kernels): remembered whole.
+std::vector<Sym> read_sym_list(element e, const Path& p) {
+    thread_local SymListMemo<> lists;
+    auto array = read_array(e, p);
+    std::array<std::string_view, SymListMemo<>::max_items> items;
+    std::size_t n = 0;
+    for (element item : array) {
+        if (n == items.size()) return read_strings<Sym>(e, p);  // too long to remember
+        if (item.get_string().get(items[n])) wrong_type(item, p / n, "a string");
+        ++n;
+    }
+    return lists.get(std::span<const std::string_view>(items.data(), n), [](std::span<const std::string_view> names) {
+        std::vector<Sym> out;
+        out.reserve(names.size());
+        for (std::string_view s : names) out.push_back(memo_sym(s));
+        return out;
+    });
+}
+
 std::vector<std::int64_t> read_ints(element e, const Path& p, std::int64_t lo, std::int64_t hi) {
     std::vector<std::int64_t> out;
     out.reserve(read_array(e, p).size());
@@ -194,13 +225,6 @@ JsonValue to_json(element e) {
     return nullptr;
 }
 
-// Member names are short: a byte loop beats a call to memcmp.
-inline bool same_bytes(std::string_view a, std::string_view b) {
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (a[i] != b[i]) return false;
-    return true;
-}
-
 // The members an object may have: a member's slot in `keys`, or -1 for an unknown member.
 // Required members are checked after the pass, so one error names the first one missing.
 class Members {
@@ -211,10 +235,8 @@ public:
     // Members usually come in the format's order, so the search starts after the last match.
     int slot(std::string_view key) {
         const auto n = static_cast<int>(keys_.size());
-        for (int step = 0; step < n; ++step) {
-            int i = (next_ + step) % n;
-            std::string_view k = keys_[i];
-            if (k.size() == key.size() && same_bytes(k, key)) {
+        for (int step = 0, i = next_; step < n; ++step, i = i + 1 == n ? 0 : i + 1) {
+            if (same_spelling(keys_[i], key)) {
                 if (seen_ & (std::uint64_t{1} << i)) return -2;  // duplicate
                 seen_ |= std::uint64_t{1} << i;
                 next_ = i + 1 == n ? 0 : i + 1;
@@ -262,7 +284,7 @@ template <class E> Named<E> read_name(element e, const Path& p) {
     std::string_view s;
     if (e.get_string().get(s)) wrong_type(e, p, "a string");
     if (s.empty()) fail(p, "empty name");
-    return Named<E>::parse(s);
+    return memo<Named<E>>().get(s, [](std::string_view t) { return Named<E>::parse(t); });
 }
 
 template <class E> std::optional<Named<E>> read_name_or_null(element e, const Path& p) {
@@ -271,9 +293,10 @@ template <class E> std::optional<Named<E>> read_name_or_null(element e, const Pa
 }
 
 Op read_op(element e, const Path& p) {
-    std::string text = read_string(e, p);
+    std::string_view text;
+    if (e.get_string().get(text)) wrong_type(e, p, "a string");
     if (text.empty()) fail(p, "empty op");
-    Op op = Op::parse(text);
+    const Op& op = memo<Op>().get(text, [](std::string_view t) { return Op::parse(t); });
     if (op.kind.id == OpId::linear && op.role.empty()) fail(p, "a projection names its role: 'linear:<role>'");
     return op;
 }
@@ -307,10 +330,10 @@ void read_value(std::string& out, element e, const Path& p, Range) { out = read_
 Sym read_sym(element e, const Path& p) {
     std::string_view s;
     if (e.get_string().get(s)) wrong_type(e, p, "a string");
-    return Sym(s);
+    return memo_sym(s);
 }
 void read_value(Sym& out, element e, const Path& p, Range) { out = read_sym(e, p); }
-void read_value(std::vector<Sym>& out, element e, const Path& p, Range) { out = read_strings<Sym>(e, p); }
+void read_value(std::vector<Sym>& out, element e, const Path& p, Range) { out = read_sym_list(e, p); }
 void read_value(std::int64_t& out, element e, const Path& p, Range r) { out = read_int(e, p, r.lo, r.hi); }
 void read_value(bool& out, element e, const Path& p, Range) { out = read_bool(e, p); }
 void read_value(std::vector<std::string>& out, element e, const Path& p, Range) { out = read_strings(e, p); }
@@ -322,30 +345,34 @@ void read_value(TemplateArgs& out, element e, const Path& p, Range) { out = read
 
 // "bf16,f32,f32": a multi-output op's formats.
 void read_value(std::vector<Format>& out, element e, const Path& p, Range) {
-    std::string text = read_string(e, p);
-    std::string_view rest = text;
-    while (true) {
-        auto comma = rest.find(',');
-        auto item = rest.substr(0, comma);
-        if (item.empty()) fail(p, "empty format name in '" + text + "'");
-        out.push_back(Format::parse(item));
-        if (comma == std::string_view::npos) break;
-        rest.remove_prefix(comma + 1);
-    }
+    std::string_view text;
+    if (e.get_string().get(text)) wrong_type(e, p, "a string");
+    out = memo<std::vector<Format>>().get(text, [&](std::string_view rest) {
+        std::vector<Format> formats;
+        while (true) {
+            auto comma = rest.find(',');
+            auto item = rest.substr(0, comma);
+            if (item.empty()) fail(p, "empty format name in '" + std::string(text) + "'");
+            formats.push_back(Format::parse(item));
+            if (comma == std::string_view::npos) break;
+            rest.remove_prefix(comma + 1);
+        }
+        return formats;
+    });
 }
 
 void read_value(Compute& out, element e, const Path& p, Range) {
     std::string_view text;
     if (e.get_string().get(text)) wrong_type(e, p, "a string");
     if (text.empty()) fail(p, "empty compute kind");
-    out = Compute::parse(text);
+    out = memo<Compute>().get(text, [](std::string_view t) { return Compute::parse(t); });
 }
 
 void read_value(std::vector<StateRole>& out, element e, const Path& p, Range) {
     std::string_view text;
     if (e.get_string().get(text)) wrong_type(e, p, "a string");
     if (text.empty()) fail(p, "empty state role");
-    out = parse_state_roles(text);
+    out = memo<std::vector<StateRole>>().get(text, [](std::string_view t) { return parse_state_roles(t); });
 }
 
 template <Described T> void read_value(T& out, element e, const Path& p, Range);

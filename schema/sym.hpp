@@ -25,7 +25,7 @@ namespace kbp::schema {
 
 class Sym {
 public:
-    Sym() noexcept : text_(&empty_text()) {}
+    constexpr Sym() noexcept : text_(&empty_spelling_) {}
     Sym(std::string_view text) : text_(text.empty() ? &empty_text() : intern(text)) {}  // NOLINT: implicit by design
     Sym(const std::string& text) : Sym(std::string_view(text)) {}                       // NOLINT
     Sym(const char* text) : Sym(std::string_view(text)) {}                              // NOLINT

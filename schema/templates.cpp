@@ -392,7 +392,8 @@ void check_expansion(const Blueprint& b, Diagnostics& out) {
         if (out.full()) return;
     }
     if (!same_edges) return;
-    std::stable_sort(edges.begin(), edges.end(), [](const ExpectedEdge& x, const ExpectedEdge& y) { return x.from < y.from; });
+    auto by_producer = [](const ExpectedEdge& x, const ExpectedEdge& y) { return x.from < y.from; };
+    if (!std::is_sorted(edges.begin(), edges.end(), by_producer)) std::stable_sort(edges.begin(), edges.end(), by_producer);
     for (std::size_t k = 0; k < edges.size() && !out.full(); ++k) {
         const Edge& a = b.edges[k];
         const ExpectedEdge& e = edges[k];

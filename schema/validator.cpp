@@ -5,10 +5,38 @@
 #include <unordered_map>
 
 #include "schema/bytes.hpp"
+#include "schema/spelling_memo.hpp"
 #include "schema/templates.hpp"
 
 namespace kbp::schema {
 namespace {
+
+// The first index of each id, for the duplicate check: open addressing over the ids' own
+// storage, with no allocation per id (a std::unordered_map allocates a node for each of a
+// plan's thousands). Ids are short and differ at their ends ("l3.attn.q" / "l4.attn.q"): the
+// spelling hash reads two words where std::hash reads every byte.
+class FirstIndex {
+public:
+    explicit FirstIndex(std::size_t count) {
+        std::size_t size = 16;
+        while (size < 2 * count) size *= 2;
+        slots_.assign(size, 0);
+    }
+    // The index recorded for `id` before, or records `index` and returns it.
+    std::size_t emplace(std::string_view id, std::size_t index, const std::vector<Node>& nodes) {
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t i = spelling_hash(id) & mask;; i = (i + 1) & mask) {
+            if (slots_[i] == 0) {
+                slots_[i] = static_cast<std::uint32_t>(index + 1);
+                return index;
+            }
+            if (same_spelling(nodes[slots_[i] - 1].id, id)) return slots_[i] - 1;
+        }
+    }
+
+private:
+    std::vector<std::uint32_t> slots_;  // 0 = empty, else index + 1
+};
 
 std::string at(const char* list, std::size_t i) { return std::string("/") + list + "/" + std::to_string(i); }
 
@@ -60,16 +88,15 @@ private:
     }
 
     void check_nodes() {
-        std::unordered_map<std::string_view, std::size_t> ids;
-        ids.reserve(b_.nodes.size());
+        FirstIndex ids(b_.nodes.size());
         for (std::size_t i = 0; i < b_.nodes.size(); ++i) {
             const Node& n = b_.nodes[i];
             Ptr ptr{"nodes", i};
             if (n.order != static_cast<std::int64_t>(i))
                 out_.add(ptr + "/order", "order " + std::to_string(n.order) + " at index " + std::to_string(i));
             if (n.id.empty()) out_.add(ptr + "/id", "empty node id");
-            auto [it, fresh] = ids.emplace(n.id, i);
-            if (!fresh) out_.add(ptr + "/id", "duplicate node id '" + n.id + "' (also /nodes/" + std::to_string(it->second) + ")");
+            if (std::size_t first = ids.emplace(n.id, i, b_.nodes); first != i)
+                out_.add(ptr + "/id", "duplicate node id '" + n.id + "' (also /nodes/" + std::to_string(first) + ")");
             if (n.layer) {
                 if (*n.layer >= static_cast<std::int64_t>(b_.layers.size())) {
                     out_.add(ptr + "/layer", "layer " + std::to_string(*n.layer) + " does not exist (" +
@@ -82,7 +109,7 @@ private:
                         out_.add(ptr + "/kind", "a layer node's kind must be its layer's ('" + std::string(l.kind.name()) + "')");
                 }
             }
-            if (n.id.rfind(n.block + ".", 0) != 0)
+            if (!(n.id.size() > n.block.size() && n.id.starts_with(n.block.view()) && n.id[n.block.size()] == '.'))
                 out_.add(ptr + "/id", "id '" + n.id + "' does not start with its block '" + n.block + ".'");
             if (n.inserted && n.op.kind.id != OpId::act_quant && n.op.kind.id != OpId::smooth_mul)
                 out_.add(ptr + "/inserted", "only quantization points (act_quant, smooth_mul) are inserted by the planner");
@@ -324,12 +351,18 @@ private:
 
     void check_explain() {
         const Explain& x = *b_.explain;
-        std::unordered_set<std::string_view> families, formats;
-        for (const auto& f : x.families) families.insert(f.name);
+        std::unordered_set<std::string_view> formats;
         for (const auto& f : x.formats) formats.insert(f.name);
+        // Families are interned: a node's is found by its pointer among a few dozen.
+        std::vector<Sym> families;
+        for (const auto& f : x.families) families.emplace_back(f.name);
+        // Formats already looked up (a plan uses a dozen, on every node and edge).
+        std::vector<Format> checked;
         // Report each missing name once, at its first use.
         std::unordered_set<std::string_view> reported;
         auto need_format = [&](const Format& f, auto&& ptr) {
+            if (std::find(checked.begin(), checked.end(), f) != checked.end()) return;
+            checked.push_back(f);
             std::string_view name = format_doc_name(f);
             if (!formats.count(name) && reported.insert(name).second)
                 out_.add(ptr(), "format '" + std::string(name) + "' is used but /explain/formats does not describe it");
@@ -337,7 +370,7 @@ private:
         for (std::size_t i = 0; i < b_.nodes.size(); ++i) {
             const Node& n = b_.nodes[i];
             Ptr ptr{"nodes", i};
-            if (!families.count(n.family) && reported.insert(n.family).second)
+            if (std::find(families.begin(), families.end(), n.family) == families.end() && reported.insert(n.family).second)
                 out_.add(ptr + "/family", "family '" + n.family + "' is used but /explain/families does not describe it");
             if (n.precision.weight) need_format(*n.precision.weight, [&] { return ptr + "/precision/weight"; });
             if (n.precision.activation) need_format(*n.precision.activation, [&] { return ptr + "/precision/activation"; });
