@@ -16,7 +16,6 @@ namespace {
 // ---- values --------------------------------------------------------------------------------
 
 void put(JsonText& w, const std::string& s) { w.string(s); }
-void put(JsonText& w, std::string_view s) { w.string(s); }
 void put(JsonText& w, std::int64_t i) { w.integer(i); }
 void put(JsonText& w, bool b) { w.boolean(b); }
 void put(JsonText& w, Sym s) { w.string(s.view()); }
