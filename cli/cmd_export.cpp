@@ -8,6 +8,7 @@
 #include "exporters/json_views.hpp"
 #include "exporters/model_explorer.hpp"
 #include "exporters/render.hpp"
+#include "exporters/sweep_chart.hpp"
 #include "exporters/stage.hpp"
 #include "exporters/view.hpp"
 #include "schema/file_io.hpp"
@@ -154,6 +155,19 @@ int run_export(int argc, char** argv) {
     return 0;
 }
 
+// A cost sweep (kbp stats --cost --sweep ... --json) is drawn as a line chart, not laid out:
+// the exit code, or -1 when `file` is not a sweep.
+int render_sweep(const Args& args, const std::string& file, ex::ImageFormat format) {
+    if (file == "-") return -1;
+    auto text = read_file(file);
+    if (!text || !ex::is_sweep_json(*text)) return -1;
+    if (format != ex::ImageFormat::svg) return usage_error("render", "a sweep is drawn as SVG only (-o OUT.svg)");
+    auto svg = ex::sweep_chart_svg(*text, file, args.value("--title").value_or(""));
+    if (!svg) return report(svg.error());
+    if (auto s = write_file_atomic(*args.value("--output"), *svg); !s) return report(s.error());
+    return 0;
+}
+
 int run_render(int argc, char** argv) {
     int code = 0;
     auto specs = view_specs;
@@ -172,6 +186,7 @@ int run_render(int argc, char** argv) {
         if (!format) return usage_error("render", "cannot tell the image format of '" + *out + "' (use .svg or .png, or --format)");
     }
     const std::string& file = args->positional[0];
+    if (auto sweep = render_sweep(*args, file, *format); sweep >= 0) return sweep;
     auto b = load_plan(file, code);
     if (!b) return code;
     auto p = parse_view_options("render", *args, *b, file, code);

@@ -6,6 +6,7 @@
 #include "cli/common.hpp"
 #include "cli/recorded_inputs.hpp"
 #include "planner/cost.hpp"
+#include "planner/cost_sweep.hpp"
 #include "schema/file_io.hpp"
 #include "schema/stats.hpp"
 
@@ -35,7 +36,7 @@ int run_stats(int argc, char** argv) {
     int code = 0;
     auto args = parse_command("stats", argc, argv,
                               {{"--json", ""}, {"--output", "-o", true}, {"--cost", ""}, {"--context", "", true}, {"--target", "", true},
-                               {"--catalog", "", true}},
+                               {"--catalog", "", true}, {"--sweep", "", true}},
                               1, 1, code);
     if (!args) return code;
     const std::string& file = args->positional[0];
@@ -44,7 +45,7 @@ int run_stats(int argc, char** argv) {
     bool json = args->flag("--json");
     std::string text;
     if (!args->flag("--cost"))
-        for (const char* cost_only : {"--context", "--target", "--catalog"})
+        for (const char* cost_only : {"--context", "--target", "--catalog", "--sweep"})
             if (args->value(cost_only)) return usage_error("stats", std::string(cost_only) + " goes with --cost (the roofline cost), which was not asked for");
     if (args->flag("--cost")) {
         planner::CostOptions options;
@@ -56,9 +57,17 @@ int run_stats(int argc, char** argv) {
         options.target = args->value("--target");
         options.catalog_dir = args->value("--catalog");
         if (auto s = use_recorded_target(*b, file, options); !s) return report(s.error());
-        auto cost = planner::estimate_cost(*b, options);
-        if (!cost) return report(cost.error());
-        text = json ? planner::cost_json(*cost) : file + ": " + planner::cost_text(*cost);
+        if (auto sweep_arg = args->value("--sweep")) {
+            auto spec = planner::parse_sweep(*sweep_arg);
+            if (!spec) return usage_error("stats", spec.error().text());
+            auto sweep = planner::sweep_cost(*b, options, *spec);
+            if (!sweep) return report(sweep.error());
+            text = json ? planner::sweep_json(*sweep) : file + ": " + planner::sweep_text(*sweep);
+        } else {
+            auto cost = planner::estimate_cost(*b, options);
+            if (!cost) return report(cost.error());
+            text = json ? planner::cost_json(*cost) : file + ": " + planner::cost_text(*cost);
+        }
     } else {
         auto stats = schema::compute_stats(*b);
         text = json ? schema::stats_json(stats) : file + ": " + schema::stats_text(stats);

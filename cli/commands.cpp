@@ -56,7 +56,8 @@ const std::array<Command, 13> table{{
      run_check},
     {"stats", "summarize a blueprint",
      "usage: kbp stats FILE [--json] [-o OUT]\n"
-     "       kbp stats FILE --cost [--context N] [--target NAME|FILE] [--catalog DIR] [--json]\n\n"
+     "       kbp stats FILE --cost [--context N] [--target NAME|FILE] [--catalog DIR] [--json]\n"
+     "       kbp stats FILE --cost --sweep context=1k..128k|rows=1..128 [--context N] [--json]\n\n"
      "Prints layers by kind and template, nodes by op / family / compute, groups by fusion rule,\n"
      "inserted quantization points, edges by format, the bytes per token that move between\n"
      "kernels (fused edges excluded) and the state roles by layer. --json prints the same for\n"
@@ -66,8 +67,14 @@ const std::array<Command, 13> table{{
      "another): per step the weight bytes read (MoE: the experts the rows route to), activation\n"
      "bytes between kernels, state bytes (KV / latent cache at --context tokens, default 4096;\n"
      "recurrent and conv state), FLOPs, the time of each group (max of bytes / bandwidth and\n"
-     "FLOPs / peak, plus launch overhead) and the implied tokens/s. --context, --target and\n"
-     "--catalog go with --cost only.\n",
+     "FLOPs / peak, plus launch overhead) and the implied tokens/s. A target with a calibration\n"
+     "(calibrations/<target>.json, made by kbp calibrate) has its bandwidth efficiency and step\n"
+     "overhead applied, and the output says so. --sweep costs the plan along one axis (doubling from\n"
+     "the first value to the last, or a list: context=1024,8192): tokens/s, step time, the share of\n"
+     "it that is compute-bound and the memory weights and caches need, with where the step turns\n"
+     "compute-bound and where it stops fitting; rows re-costs the plan's own kernels. --json of a\n"
+     "sweep is what kbp render draws as a line chart. --context, --target, --catalog and --sweep\n"
+     "go with --cost only.\n",
      run_stats},
     {"calibrate", "fit the cost's efficiency figures on published measurements",
      "usage: kbp calibrate MEASUREMENTS [-o DIR] [--catalog DIR] [--markdown]\n\n"
@@ -133,6 +140,8 @@ const std::array<Command, 13> table{{
      "long it will take (the seed's 1,740-op flat view: ~7 s) and what is quicker; past 2,000 nodes\n"
      "it does not lay out (exit 4) and suggests --view collapsed, --view groups, --layers or\n"
      "--block; --force lays it out anyway. The format follows OUT's extension unless --format.\n"
+     "A cost sweep (kbp stats --cost --sweep ... --json) given as PLAN is drawn as an SVG line chart\n"
+     "of tokens/s, memory- and compute-bound points coloured, where it does not fit shaded.\n"
      "Exit: 0 ok, 1 usage error, 2 invalid plan, 3 output not written, 4 too large or not rendered.\n",
      run_render},
     {"diff", "what changed between two plans",
