@@ -110,6 +110,7 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
     report.rows.reserve(rows.size());
     std::vector<Costed> costed;
     costed.reserve(rows.size());
+    const std::vector<const DataFile*> targets = catalog.all("targets");
     for (const Json& m : rows) {
         CalibrationRow& row = report.rows.emplace_back();
         row.id = m.at("id").get<std::string>();
@@ -128,8 +129,7 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         if (m.at("kbp_sample").is_null()) row.not_costed = "no kbp config for this model";
         else if (m.at("device_count").get<std::int64_t>() > 1) row.not_costed = "runs on several devices";
         else if (!recipe) row.not_costed = "no kbp recipe for " + row.precision;
-        else if (catalog.all("targets").end() == std::find_if(catalog.all("targets").begin(), catalog.all("targets").end(),
-                                                              [&](const DataFile* t) { return t->name == row.device; }))
+        else if (std::none_of(targets.begin(), targets.end(), [&](const DataFile* t) { return t->name == row.device; }))
             row.not_costed = "no kbp target " + row.device;
         if (!row.not_costed.empty()) continue;
         PlanRequest request;

@@ -1,8 +1,8 @@
 // form_groups: which consecutive nodes run as one kernel launch. At each node the fusion rules
 // are tried in file order; a rule matches when its pattern (op globs, optionally formats) fits
-// the next nodes of the same block and its block / rows / arms conditions hold. The first
-// match forms a group named by the rule (placeholders filled); the other rules that matched
-// there are recorded as beaten. The rule's members spec overrides the members' kernel,
+// the next nodes of the same block (or layer, for a rule across_blocks) and its block / rows /
+// arms conditions hold. The first match forms a group named by the rule (placeholders filled);
+// the other rules that matched there are recorded as beaten. The rule's members spec overrides the members' kernel,
 // family, compute and knobs; `kernels: members` launches the members' own kernels. A node no
 // rule takes forms a group of one, named by its kernel table row.
 #include <algorithm>
@@ -25,9 +25,12 @@ bool rule_matches(const Json& rule, const Ir& ir, std::size_t at) {
     const IrNode& first = ir.nodes[at];
     if (rule.contains("block") && !name_matches(rule["block"].get<std::string>(), first.block)) return false;
     if (!step_matches(rule, ir)) return false;
+    // Within one block, or (across_blocks) one layer: a group never spans two layers' templates.
+    const bool across_blocks = rule.value("across_blocks", false);
     for (std::size_t k = 0; k < pattern.size(); ++k) {
         const IrNode& n = ir.nodes[at + k];
-        if (n.node.block != first.node.block || !element_matches(pattern[k], n)) return false;
+        const bool together = across_blocks ? n.node.layer && n.node.layer == first.node.layer : n.node.block == first.node.block;
+        if (!together || !element_matches(pattern[k], n)) return false;
     }
     return true;
 }

@@ -184,7 +184,7 @@ TEST_CASE("insert_smoothing puts a smooth_mul before each projection, shared whe
     CHECK(smoothed("llama-3.1-8b", {}).second == 0);
 }
 
-TEST_CASE("form_groups fuses each quantizer into the GEMM that reads it and q|k|v into one launch", "[planner][passes]") {
+TEST_CASE("form_groups fuses each quantizer into the GEMM that reads it, q|k|v into one launch, a residual add with the next norm", "[planner][passes]") {
     auto catalog = Catalog::load(std::nullopt);
     REQUIRE(catalog.ok());
     Ir ir = prepared("llama-3.1-8b", "decode", 1, *catalog);
@@ -200,7 +200,12 @@ TEST_CASE("form_groups fuses each quantizer into the GEMM that reads it and q|k|
     CHECK(fused["o_quant"] == std::vector<std::string>{"l0.attn.a_quant", "l0.attn.o"});
     CHECK(fused["gate_up_quant"] == std::vector<std::string>{"l0.mlp.xn_quant", "l0.mlp.gate_up"});
     CHECK(fused["down_quant"] == std::vector<std::string>{"l0.mlp.a_quant", "l0.mlp.down"});
-    CHECK(fused.size() == 5);
+    // The attention block's residual add and the MLP block's input norm: one launch across the
+    // blocks of a layer; the MLP's residual and the next layer's norm stay apart (two templates).
+    CHECK(fused["residual_rms_norm"] == std::vector<std::string>{"l0.attn.residual", "l0.mlp.post_norm"});
+    CHECK(ir.groups[node(ir, "l0.mlp.residual").node.group].nodes.size() == 1);
+    CHECK(ir.nodes[ir.groups[node(ir, "l0.attn.residual").node.group].nodes.back()].node.kernel == "norm::fused_add_rms_norm");
+    CHECK(fused.size() == 6);
     // Every node is in exactly one group, and its group index says which.
     std::vector<int> seen(ir.nodes.size(), 0);
     for (std::size_t g = 0; g < ir.groups.size(); ++g)
