@@ -569,7 +569,8 @@ std::vector<Symbol> read_symbols(element e, const Path& p) {
 }
 
 constexpr std::string_view root_keys[] = {"schema", "arm", "layers", "nodes", "edges", "groups", "blueprint_id", "lineage",
-                                           "revision", "exported_by", "symbols", "collapsed", "explain", "provenance", "config_fields"};
+                                           "revision", "exported_by", "symbols", "collapsed", "explain", "provenance", "config_fields",
+                                           "node_costs"};
 constexpr int root_nodes = 3, root_edges = 4, root_groups = 5, root_collapsed = 11;
 
 // One member of the root object, by its slot in root_keys.
@@ -598,6 +599,10 @@ void read_root_member(Blueprint& b, int s, element v, const Path& vp) {
         case 14:
             if (v.type() != element_type::OBJECT) wrong_type(v, vp, "an object");
             b.config_fields = to_json(v).object();
+            break;
+        case 15:
+            if (v.type() != element_type::OBJECT) wrong_type(v, vp, "an object");
+            b.node_costs = to_json(v).object();
             break;
     }
 }

@@ -193,6 +193,7 @@ void put_blueprint(JsonText& w, const Blueprint& b) {
     member(w, "arm", b.arm);
     member_if(w, "symbols", b.symbols);
     if (b.config_fields) member(w, "config_fields", JsonValue(*b.config_fields));
+    if (b.node_costs) member(w, "node_costs", JsonValue(*b.node_costs));
     member(w, "layers", b.layers);
     if (!b.collapsed_only) {
         member(w, "nodes", b.nodes);

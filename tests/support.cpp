@@ -233,6 +233,8 @@ void compare(Diff& d, const Blueprint& a, const Blueprint& b) {
     d.field("/symbols", a.symbols, b.symbols);
     d.field("/config_fields(present)", a.config_fields.has_value(), b.config_fields.has_value());
     if (a.config_fields && b.config_fields) d.field("/config_fields", schema::JsonValue(*a.config_fields), schema::JsonValue(*b.config_fields));
+    d.field("/node_costs(present)", a.node_costs.has_value(), b.node_costs.has_value());
+    if (a.node_costs && b.node_costs) d.field("/node_costs", schema::JsonValue(*a.node_costs), schema::JsonValue(*b.node_costs));
     compare_lists(d, "/layers", a.layers, b.layers);
     compare_lists(d, "/nodes", a.nodes, b.nodes);
     compare_lists(d, "/edges", a.edges, b.edges);
