@@ -24,6 +24,13 @@ bool has_unknown(const Node& n) {
 
 }  // namespace
 
+std::optional<std::int64_t> plan_value(const Blueprint& b, std::string_view name) {
+    if (auto s = b.symbol(name)) return s;
+    for (const auto& e : b.edges)
+        if (e.dim && e.dim->view() == name) return e.dim_value;
+    return std::nullopt;
+}
+
 WeightUse weight_use(const Blueprint& b, const Node& n, const Edge* in, const Edge* out) {
     WeightUse w;
     if (!n.precision.weight) return w;
@@ -45,7 +52,7 @@ WeightUse weight_use(const Blueprint& b, const Node& n, const Edge* in, const Ed
         case OpId::embed: {
             w.kind = WeightKind::table;
             w.n = out ? out->dim_value : 0;
-            w.matrices = b.symbol("vocab").value_or(0);
+            w.matrices = plan_value(b, "vocab").value_or(0);
             w.bytes_per_matrix = row_bytes(f, w.n).value_or(0);
             w.stored_bytes = w.matrices * w.bytes_per_matrix;
             return w;
@@ -61,7 +68,7 @@ WeightUse weight_use(const Blueprint& b, const Node& n, const Edge* in, const Ed
         case OpId::expert_gate_up:
         case OpId::expert_down:
             w.kind = WeightKind::experts;
-            w.matrices = b.symbol("experts").value_or(0);  // 0: only the plan's symbols say how many
+            w.matrices = plan_value(b, "experts").value_or(0);  // 0: neither symbols nor edges say how many
             break;
         default: w.kind = WeightKind::matrix; break;
     }
@@ -84,7 +91,7 @@ MemoryReport compute_memory(const Blueprint& b) {
     }
     std::map<std::string, std::int64_t> by_format;
     std::map<std::int64_t, std::int64_t> reserved;
-    const std::int64_t top_k = b.symbol("top_k").value_or(1);
+    const std::int64_t top_k = plan_value(b, "top_k").value_or(1);
     bool tied = false;
     if (b.config_fields)
         for (const auto& [k, v] : *b.config_fields)

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -30,6 +31,11 @@ struct WeightUse {
     std::int64_t bytes_per_matrix = 0;  // one matrix, vector, or one table row
     std::int64_t stored_bytes = 0;      // all of it
 };
+
+// A model figure the plan gives: its `symbols`' value, else the width of an edge whose width is
+// that one name (a plan another planner wrote lists no symbols, but its logits edge is `vocab`
+// wide and its router's output `experts`).
+std::optional<std::int64_t> plan_value(const Blueprint& b, std::string_view name);
 
 // The node's weight use, given its first activation input and its first output edge (either
 // may be null: then widths fall back to the other edge). A node whose point has `weight_n` and
