@@ -121,6 +121,7 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
     const double sequences = (r.mode == "verify" || r.mode == "prefill") ? 1.0 : rows;
 
     const Wiring wiring = wire(b);
+    const schema::PlanFigures figures = schema::plan_figures(b);
     // What the cost needs beyond the edges: the plan's node_costs (kbp's planner records them),
     // so a plan is costed from itself; a plan without them (another planner's) is costed from
     // the catalog's data over the plan's symbols and the widths its edges name, and says so.
@@ -145,7 +146,7 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
         return eval_node_cost(text->string(), v.context, v.rows, v.sequences);
     };
     auto experts_of = [&](std::size_t node) -> std::optional<std::int64_t> {
-        if (auto e = schema::plan_value(b, "experts")) return e;
+        if (figures.experts) return figures.experts;
         for (std::size_t k = node; k-- > 0 && b.nodes[k].block == b.nodes[node].block;)
             if (b.nodes[k].op.kind.id == schema::OpId::router && !wiring.out[k].empty()) return wiring.out[k].front()->dim_value;
         return std::nullopt;
@@ -169,7 +170,7 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
         if (p.weight) {
             const schema::Edge* in = activation_input(wiring.in[i]);
             const schema::Edge* out = wiring.out[i].empty() ? nullptr : wiring.out[i].front();
-            auto w = schema::weight_use(b, n, in, out);
+            auto w = schema::weight_use(b, n, in, out, &figures);
             double per_matrix = static_cast<double>(w.bytes_per_matrix);
             switch (w.kind) {
                 case schema::WeightKind::table: {
@@ -188,7 +189,7 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
                     double k = static_cast<double>(w.k), nn = static_cast<double>(w.n);
                     double matrices = 1, row_factor = rows;
                     if (w.kind == schema::WeightKind::experts) {
-                        double top_k = static_cast<double>(schema::plan_value(b, "top_k").value_or(8));
+                        double top_k = static_cast<double>(figures.top_k.value_or(8));
                         double e = static_cast<double>(experts_of(i).value_or(static_cast<std::int64_t>(top_k)));
                         // Expected distinct experts when each of `rows` tokens routes to top_k of e.
                         matrices = e * (1.0 - std::pow(1.0 - top_k / e, rows));
