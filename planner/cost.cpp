@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
 
 #include "planner/catalog.hpp"
 #include "planner/ir.hpp"
@@ -16,21 +19,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-struct Inputs {
-    std::vector<std::vector<const schema::Edge*>> in, out;  // per node
-};
-
-Inputs wire(const schema::Blueprint& b) {
-    Inputs w;
-    w.in.resize(b.nodes.size());
-    w.out.resize(b.nodes.size());
-    for (const auto& e : b.edges) {
-        if (e.to < static_cast<std::int64_t>(b.nodes.size())) w.in[e.to].push_back(&e);
-        if (e.from < static_cast<std::int64_t>(b.nodes.size())) w.out[e.from].push_back(&e);
-    }
-    return w;
-}
-
 // The activation input of a weighted node: not an index tensor.
 const schema::Edge* activation_input(const std::vector<const schema::Edge*>& in) {
     for (const auto* e : in)
@@ -38,36 +26,13 @@ const schema::Edge* activation_input(const std::vector<const schema::Edge*>& in)
     return nullptr;
 }
 
-std::int64_t cache_bytes_per_value(const std::string& dtype) {
-    if (dtype == "fp8" || dtype == "int8") return 1;
-    if (dtype == "f32") return 4;
-    return 2;
-}
-
-std::string cache_dtype(const schema::Node& n) {
-    for (const auto& s : n.steps)
-        if (s.rfind("cache ", 0) == 0) return s.substr(6);
-    return "bf16";
-}
-
-// What one cached token holds for the state node `i` reads: the input widths of the op before
-// it in its block that writes that state; nullopt when it reads none or no writer precedes it.
-std::optional<std::int64_t> cached_width(const schema::Blueprint& b, const Inputs& wiring, std::size_t i) {
-    if (!b.nodes[i].state) return std::nullopt;
-    const auto& roles = *b.nodes[i].state;
-    auto read = std::find_if(roles.begin(), roles.end(), [](const schema::StateRole& r) { return r.action.id == schema::StateActionId::read; });
-    if (read == roles.end()) return std::nullopt;
-    for (std::size_t k = i; k-- > 0 && b.nodes[k].block == b.nodes[i].block;) {
-        const auto& ws = b.nodes[k].state;
-        bool writer = ws && std::any_of(ws->begin(), ws->end(), [&](const schema::StateRole& w) {
-                          return w.state == read->state && w.action.id == schema::StateActionId::write;
-                      });
-        if (!writer) continue;
-        std::int64_t width = 0;
-        for (const auto* e : wiring.in[k]) width += e->dim_value;
-        return width == 0 ? std::nullopt : std::optional<std::int64_t>(width);
-    }
-    return std::nullopt;
+// The target a plan was made for, as its provenance names it ("gb10" of "gb10/model/recipe"); "" when it names none.
+std::string plan_target(const schema::Blueprint& b) {
+    if (!b.provenance) return {};
+    const auto* t = b.provenance->planner_header.find("target");
+    if (!t || !t->is_string()) return {};
+    const std::string& name = t->string();
+    return name.substr(0, name.find('/'));
 }
 
 // The calibration file for `target` (its "target" member names it), if the catalog has one.
@@ -109,6 +74,16 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
 
     CostReport r;
     r.target = (*target)->name;
+    // Costing on another device than the plan's is a what-if, labelled rather than refused: a
+    // user sizing a deployment wants the figure (the same kernels' bytes and FLOPs on the other
+    // device's bandwidth and peaks), and refusing would leave only re-planning, which a target
+    // whose catalogs cannot serve the model does not allow. The label says what it ignores.
+    if (std::string made_for = plan_target(b); !made_for.empty() && made_for != r.target) {
+        r.what_if = true;
+        r.what_if_reason = "costed on " + r.target + ", not " + made_for +
+                           " the plan was made for: kernel availability is ignored (its kernels are priced as if " + r.target +
+                           " ran them; 'kbp plan --target " + r.target + "' says whether " + r.target + "'s catalogs can serve the model)";
+    }
     r.mode = std::string(b.arm.mode.name());
     r.rows = b.arm.rows;
     r.context = options.context;
@@ -156,16 +131,38 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
     // prefills several tokens.
     const double sequences = (r.mode == "verify" || r.mode == "prefill") ? 1.0 : rows;
 
-    auto wiring = wire(b);
-    const StateBytes state(b, catalog);
-    if (!state.note().empty()) r.notes.push_back(state.note());
-    auto symbol = [&](const char* name) { return b.symbol(name); };
+    const Wiring wiring = wire(b);
+    const schema::PlanFigures figures = schema::plan_figures(b);
+    // What the cost needs beyond the edges: the plan's node_costs (kbp's planner records them),
+    // so a plan is costed from itself; a plan without them (another planner's) is costed from
+    // the catalog's data over the plan's symbols and the widths its edges name, and says so.
+    std::unordered_map<std::string_view, const schema::JsonValue*> recorded;
+    if (b.node_costs)
+        for (const auto& [id, value] : *b.node_costs) recorded.emplace(id, &value);
+    std::optional<StateBytes> from_data;
+    if (!b.node_costs) {
+        from_data.emplace(b, catalog);
+        r.notes.push_back("the plan records no node_costs: state and attention FLOPs from the catalog's data over its symbols and the widths its edges name");
+        if (!from_data->note().empty()) r.notes.push_back(from_data->note());
+    }
+    auto measure = [&](std::size_t i, const StateValues& v, StateBytes::Measure m) -> Result<std::int64_t> {
+        if (from_data) return from_data->of(b.nodes[i], v, m);
+        auto it = recorded.find(b.nodes[i].id);
+        if (it == recorded.end()) {
+            if (m == StateBytes::flops) return std::int64_t{0};
+            return make_error(ErrorCode::invalid_input, "/node_costs", "the plan's node_costs has no entry for it");
+        }
+        const auto* text = it->second->is_object() ? it->second->find(StateBytes::key(m)) : nullptr;
+        if (!text || !text->is_string()) return std::int64_t{0};
+        return eval_node_cost(text->string(), v.context, v.rows, v.sequences);
+    };
     auto experts_of = [&](std::size_t node) -> std::optional<std::int64_t> {
-        if (auto e = symbol("experts")) return e;
+        if (figures.experts) return figures.experts;
         for (std::size_t k = node; k-- > 0 && b.nodes[k].block == b.nodes[node].block;)
             if (b.nodes[k].op.kind.id == schema::OpId::router && !wiring.out[k].empty()) return wiring.out[k].front()->dim_value;
         return std::nullopt;
     };
+    std::vector<std::pair<std::size_t, StateValues>> holders;  // nodes whose caches hold state
 
     std::vector<GroupCost> groups(b.groups.size());
     for (std::size_t g = 0; g < b.groups.size(); ++g) {
@@ -184,7 +181,7 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
         if (p.weight) {
             const schema::Edge* in = activation_input(wiring.in[i]);
             const schema::Edge* out = wiring.out[i].empty() ? nullptr : wiring.out[i].front();
-            auto w = schema::weight_use(b, n, in, out);
+            auto w = schema::weight_use(b, n, in, out, &figures);
             double per_matrix = static_cast<double>(w.bytes_per_matrix);
             switch (w.kind) {
                 case schema::WeightKind::table: {
@@ -203,7 +200,7 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
                     double k = static_cast<double>(w.k), nn = static_cast<double>(w.n);
                     double matrices = 1, row_factor = rows;
                     if (w.kind == schema::WeightKind::experts) {
-                        double top_k = static_cast<double>(symbol("top_k").value_or(8));
+                        double top_k = static_cast<double>(figures.top_k.value_or(8));
                         double e = static_cast<double>(experts_of(i).value_or(static_cast<std::int64_t>(top_k)));
                         // Expected distinct experts when each of `rows` tokens routes to top_k of e.
                         matrices = e * (1.0 - std::pow(1.0 - top_k / e, rows));
@@ -230,30 +227,20 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
                 gc.activation_bytes += static_cast<double>(e->bytes_per_token.value_or(0)) * rows;
             }
         // What the data says the op reads, writes and computes beyond a weight (state_bytes.hpp).
-        StateValues v;
-        v.context = options.context;
-        v.rows = b.arm.rows;
-        v.sequences = static_cast<std::int64_t>(sequences);
-        v.cache_bytes = cache_bytes_per_value(cache_dtype(n));
-        v.width = wiring.in[i].empty() ? 0 : wiring.in[i].front()->dim_value;
-        for (const auto* e : wiring.in[i]) v.in_width += e->dim_value;
-        v.cached_width = cached_width(b, wiring, i).value_or(v.width);
-        // A sliding-window layer keeps (and reads) only its window of tokens.
-        v.window = v.context;
-        if (auto window = symbol("sliding_window"); window && *window > 0 && n.kind && n.kind->id == schema::LayerKindId::sliding_attention)
-            v.window = std::min<std::int64_t>(v.context, *window);
-        if (auto f = state.of(n, v, StateBytes::flops); f && *f > 0) {
+        const StateValues v = state_values(b, wiring, i, options.context, b.arm.rows, static_cast<std::int64_t>(sequences));
+        if (auto f = measure(i, v, StateBytes::flops); f && *f > 0) {
             gc.flops += static_cast<double>(*f);
             // Attention's products run on the tensor cores in bf16.
             if (n.compute && n.compute->kind.id == schema::ComputeId::tensor_core && !p.weight && peaks.contains("bf16"))
                 compute_peak[n.group] = std::max(compute_peak[n.group], peaks["bf16"].get<double>() * 1e12);
         }
         if (n.state && !n.state->empty()) {
-            auto bytes = state.of(n, v, StateBytes::moved);
-            auto held = state.of(n, v, StateBytes::held);
+            auto bytes = measure(i, v, StateBytes::moved);
+            auto held = measure(i, v, StateBytes::held);
             if (bytes && held) {
                 gc.state_bytes += static_cast<double>(*bytes);
                 resident += static_cast<double>(*held);
+                holders.emplace_back(i, v);
             } else {
                 if (!bytes) held = bytes;
                 std::string note = n.op.name() + " state not costed: " + held.error().message;
@@ -295,6 +282,36 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
     r.resident_state_bytes = resident;
     r.stored_weight_bytes = static_cast<double>(memory.weight_bytes);
     if (auto m = t.find("memory_bytes"); m != t.end() && m->is_number() && m->get<double>() > 0) r.memory_bytes = m->get<double>();
+    // Activations live at once count against memory unless a GPNPU keeps them on chip.
+    r.activation_memory_bytes = r.activations_on_chip ? 0.0 : static_cast<double>(r.largest_live_bytes);
+    if (r.memory_bytes > 0) {
+        r.headroom_bytes = r.memory_bytes - (r.stored_weight_bytes + r.resident_state_bytes + r.activation_memory_bytes);
+        // The largest context that fits at the arm's rows: the caches grow with the context
+        // (linearly, or up to a sliding window), the weights and activations do not, so the
+        // answer is where weights + activations + caches(context) meet the memory.
+        auto resident_at = [&](std::int64_t context) {
+            double sum = 0;
+            for (auto [i, v] : holders) {
+                v.context = context;
+                v.window = v.sliding_window > 0 ? std::min(context, v.sliding_window) : context;
+                if (auto held = measure(i, v, StateBytes::held)) sum += static_cast<double>(*held);
+            }
+            return sum;
+        };
+        const double fixed = r.stored_weight_bytes + r.activation_memory_bytes;
+        auto fits = [&](std::int64_t context) { return fixed + resident_at(context) <= r.memory_bytes; };
+        constexpr std::int64_t beyond = std::int64_t{1} << 32;  // tokens no model is run at: the caches do not limit it
+        if (!fits(0)) {
+            r.max_context_tokens = 0;
+        } else if (!fits(beyond)) {
+            std::int64_t lo = 0, hi = beyond;  // fits(lo), !fits(hi)
+            while (hi - lo > 1) {
+                std::int64_t mid = lo + (hi - lo) / 2;
+                (fits(mid) ? lo : hi) = mid;
+            }
+            r.max_context_tokens = lo;
+        }
+    }
     r.tokens_per_s = r.total.time_us > 0 ? rows / (r.total.time_us * 1e-6) : 0;
     r.time_by_family.assign(family_time.begin(), family_time.end());
     std::stable_sort(r.time_by_family.begin(), r.time_by_family.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -302,12 +319,37 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
 }
 
 namespace {
+// Decimal GB, or MB below one GB.
+std::string gb(double bytes) {
+    char s[64];
+    if (std::abs(bytes) >= 1e9)
+        std::snprintf(s, sizeof s, "%.1f GB", bytes / 1e9);
+    else
+        std::snprintf(s, sizeof s, "%.1f MB", bytes / 1e6);
+    return s;
+}
+
 std::string mb(double bytes) {
     char s[64];
     std::snprintf(s, sizeof s, "%.2f MB", bytes / 1e6);
     return s;
 }
 }  // namespace
+
+std::string memory_fit_text(const CostReport& r) {
+    const double need = r.stored_weight_bytes + r.resident_state_bytes + r.activation_memory_bytes;
+    std::string out = "needs " + gb(need) + " (weights " + gb(r.stored_weight_bytes) + " + state " + gb(r.resident_state_bytes) + " at " +
+                      std::to_string(r.context) + " tokens x " + std::to_string(r.rows) + " rows + activations " + gb(r.activation_memory_bytes) +
+                      ") of " + gb(r.memory_bytes) + ": " +
+                      (r.headroom_bytes >= 0 ? "headroom " + gb(r.headroom_bytes) : "short by " + gb(-r.headroom_bytes));
+    if (!r.max_context_tokens)
+        out += "; the caches do not limit the context";
+    else if (*r.max_context_tokens == 0)
+        out += "; it does not fit at any context";
+    else
+        out += "; the largest context that fits is " + std::to_string(*r.max_context_tokens) + " tokens x " + std::to_string(r.rows) + " rows";
+    return out;
+}
 
 std::string cost_text(const CostReport& r, std::size_t top_groups) {
     char line[512];
@@ -328,13 +370,8 @@ std::string cost_text(const CostReport& r, std::size_t top_groups) {
                       r.calibration->origin.empty() ? "given" : r.calibration->origin.c_str());
         out += line;
     }
-    if (r.memory_bytes > 0) {
-        double need = r.stored_weight_bytes + r.resident_state_bytes;
-        std::snprintf(line, sizeof line, "  memory: weights %s + caches %s at %lld tokens = %s of %s: %s %s\n", mb(r.stored_weight_bytes).c_str(),
-                      mb(r.resident_state_bytes).c_str(), static_cast<long long>(r.context), mb(need).c_str(), mb(r.memory_bytes).c_str(),
-                      need <= r.memory_bytes ? "headroom" : "SHORT by", mb(std::abs(r.memory_bytes - need)).c_str());
-        out += line;
-    }
+    if (r.what_if) out += "  WHAT-IF: " + r.what_if_reason + "\n";
+    if (r.memory_bytes > 0) out += "  memory: " + memory_fit_text(r) + "\n";
     if (r.compute_tops > 0) {
         std::snprintf(line, sizeof line, "  PE array %.1f TOPS; persistent state reserved %s; most live activation %s (before %s)%s\n",
                       r.compute_tops, mb(static_cast<double>(r.reserved_bytes)).c_str(), mb(static_cast<double>(r.largest_live_bytes)).c_str(),
@@ -378,8 +415,16 @@ std::string cost_json(const CostReport& r) {
         o["ocm_bytes"] = r.ocm_bytes ? Json(*r.ocm_bytes) : Json(nullptr);
     }
     o["reserved_state_bytes"] = r.reserved_bytes;
-    o["memory"] = {{"target_bytes", r.memory_bytes}, {"stored_weight_bytes", r.stored_weight_bytes},
-                   {"resident_state_bytes", r.resident_state_bytes}, {"headroom_bytes", r.memory_bytes - r.stored_weight_bytes - r.resident_state_bytes}};
+    if (r.what_if) {
+        o["what_if"] = true;
+        o["what_if_reason"] = r.what_if_reason;
+    }
+    o["memory"] = {{"target_bytes", r.memory_bytes},
+                   {"stored_weight_bytes", r.stored_weight_bytes},
+                   {"resident_state_bytes", r.resident_state_bytes},
+                   {"activation_bytes", r.activation_memory_bytes},
+                   {"headroom_bytes", r.memory_bytes > 0 ? Json(r.headroom_bytes) : Json(nullptr)},
+                   {"max_context_tokens", r.max_context_tokens ? Json(*r.max_context_tokens) : Json(nullptr)}};
     o["largest_live_activation_bytes"] = r.largest_live_bytes;
     o["calibration"] = r.calibration ? Json{{"bandwidth_efficiency", r.calibration->bandwidth_efficiency},
                                             {"step_overhead_us", r.calibration->step_overhead_us},

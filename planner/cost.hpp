@@ -62,6 +62,16 @@ struct CostReport {
     double memory_bytes = 0;                  // the target's memory (0: not given)
     double stored_weight_bytes = 0;           // every weight of the model, all experts
     double resident_state_bytes = 0;          // what the caches hold at the context length
+    double activation_memory_bytes = 0;       // activations live at once, when they are held in the target's memory
+    double headroom_bytes = 0;                // memory - weights - caches - activations (negative: short)
+    // The largest context (tokens per sequence, at the arm's rows) whose caches fit beside the
+    // weights and activations; 0 when even an empty cache does not fit, nullopt when the caches
+    // do not limit it (they stop growing) or the target gives no memory.
+    std::optional<std::int64_t> max_context_tokens;
+    // Costed on another target than the plan was made for: the figure ignores whether that
+    // target's kernels exist (cost.cpp says why this is a label, not a refusal).
+    bool what_if = false;
+    std::string what_if_reason;
     std::vector<GroupCost> groups;
     GroupCost total;
     double tokens_per_s = 0;
@@ -76,5 +86,8 @@ Result<CostReport> estimate_cost(const Catalog& catalog, const schema::Blueprint
 Result<CostReport> estimate_cost(const schema::Blueprint& plan, const CostOptions& options);
 std::string cost_text(const CostReport& report, std::size_t top_groups = 12);
 std::string cost_json(const CostReport& report);
+// "needs 141.2 GB (weights 141.1 GB + state 0.5 GB at 4096 tokens x 1 rows + activations 0.1 GB)
+// of 85.9 GB: short by 55.3 GB; it does not fit at any context" (stats' memory line and `kbp plan`'s warning).
+std::string memory_fit_text(const CostReport& report);
 
 }  // namespace kbp::planner

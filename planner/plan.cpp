@@ -3,8 +3,10 @@
 #include <array>
 
 #include <cmath>
+#include <filesystem>
 
 #include "planner/cost.hpp"
+#include "planner/state_bytes.hpp"
 #include "planner/passes.hpp"
 #include "schema/memory.hpp"
 #include "schema/names.hpp"
@@ -106,17 +108,13 @@ Result<PlanOutput> Planner::plan(const PlanRequest& request) const {
                                    " B of activations are live at once (before " + memory.largest_live_at + "), more than the " +
                                    schema::with_commas(ocm->get<std::int64_t>()) + " B on-chip memory: they spill to DDR");
     }
-    // Does the model fit the device: every weight plus the caches at the default context.
-    CostOptions fit;
-    if (auto cost = estimate_cost(catalog_, *b, fit); cost && cost->memory_bytes > 0) {
-        double need = cost->stored_weight_bytes + cost->resident_state_bytes;
-        if (need > cost->memory_bytes)
-            ir->warnings.push_back(ir->target->origin + ": /memory_bytes: the model needs " + schema::megabytes(need) + " (weights " +
-                                   schema::megabytes(cost->stored_weight_bytes) + ", caches " + schema::megabytes(cost->resident_state_bytes) +
-                                   " at " + std::to_string(fit.context) + " tokens x " + std::to_string(b->arm.rows) + " rows), " +
-                                   schema::megabytes(need - cost->memory_bytes) + " more than the " + schema::megabytes(cost->memory_bytes) +
-                                   " of " + ir->target->name + ": it needs " + std::to_string(static_cast<long long>(std::ceil(need / cost->memory_bytes))) +
-                                   " devices' memory");
+    // What the cost needs of each node beyond its edges, so the plan is costed from itself.
+    record_node_costs(*b, catalog_);
+    // Does the model fit the device: every weight, the caches at the default context and the
+    // activations live at once.
+    if (auto cost = estimate_cost(catalog_, *b, CostOptions{}); cost && cost->memory_bytes > 0 && cost->headroom_bytes < 0) {
+        std::string model = std::filesystem::path(request.config_path).parent_path().filename().string();
+        ir->warnings.push_back((model.empty() ? std::string("the model") : model) + " on " + cost->target + " " + memory_fit_text(*cost));
     }
     return PlanOutput{std::move(*b), ir->warnings, ir->defaults_chosen};
 }

@@ -309,6 +309,12 @@ struct Blueprint {
     // The model config's fields that describe the plan without shaping it (rope scaling, tied
     // embeddings, logit soft-caps, attention sinks, the sliding window), as the config has them.
     std::optional<JsonObject> config_fields;
+    // What the cost needs of a node beyond its edges, keyed by node id: "state_bytes" (persistent
+    // state it reads and writes in one step), "state_held" (what its caches hold), "flops"
+    // (arithmetic beyond a weight's GEMM), each an integer expression over `context`, `rows` and
+    // `sequences` alone (the model's figures already in it). kbp's planner writes them from its
+    // architecture and ops data, so the cost reads a plan alone (planner/cost.hpp).
+    std::optional<JsonObject> node_costs;
     std::vector<Layer> layers;
     std::vector<Node> nodes;
     std::vector<Edge> edges;

@@ -24,7 +24,27 @@ bool has_unknown(const Node& n) {
 
 }  // namespace
 
-WeightUse weight_use(const Blueprint& b, const Node& n, const Edge* in, const Edge* out) {
+std::optional<std::int64_t> plan_value(const Blueprint& b, std::string_view name) {
+    if (auto s = b.symbol(name)) return s;
+    for (const auto& e : b.edges)
+        if (e.dim && e.dim->view() == name) return e.dim_value;
+    return std::nullopt;
+}
+
+PlanFigures plan_figures(const Blueprint& b) {
+    PlanFigures f{b.symbol("vocab"), b.symbol("experts"), b.symbol("top_k")};
+    if (f.vocab && f.experts && f.top_k) return f;
+    for (const auto& e : b.edges) {
+        if (!e.dim) continue;
+        std::string_view dim = e.dim->view();
+        if (!f.vocab && dim == "vocab") f.vocab = e.dim_value;
+        if (!f.experts && dim == "experts") f.experts = e.dim_value;
+        if (!f.top_k && dim == "top_k") f.top_k = e.dim_value;
+    }
+    return f;
+}
+
+WeightUse weight_use(const Blueprint& b, const Node& n, const Edge* in, const Edge* out, const PlanFigures* figures) {
     WeightUse w;
     if (!n.precision.weight) return w;
     const Format& f = *n.precision.weight;
@@ -45,7 +65,7 @@ WeightUse weight_use(const Blueprint& b, const Node& n, const Edge* in, const Ed
         case OpId::embed: {
             w.kind = WeightKind::table;
             w.n = out ? out->dim_value : 0;
-            w.matrices = b.symbol("vocab").value_or(0);
+            w.matrices = (figures ? figures->vocab : plan_value(b, "vocab")).value_or(0);
             w.bytes_per_matrix = row_bytes(f, w.n).value_or(0);
             w.stored_bytes = w.matrices * w.bytes_per_matrix;
             return w;
@@ -61,7 +81,7 @@ WeightUse weight_use(const Blueprint& b, const Node& n, const Edge* in, const Ed
         case OpId::expert_gate_up:
         case OpId::expert_down:
             w.kind = WeightKind::experts;
-            w.matrices = b.symbol("experts").value_or(0);  // 0: only the plan's symbols say how many
+            w.matrices = (figures ? figures->experts : plan_value(b, "experts")).value_or(0);  // 0: neither symbols nor edges say how many
             break;
         default: w.kind = WeightKind::matrix; break;
     }
@@ -84,7 +104,8 @@ MemoryReport compute_memory(const Blueprint& b) {
     }
     std::map<std::string, std::int64_t> by_format;
     std::map<std::int64_t, std::int64_t> reserved;
-    const std::int64_t top_k = b.symbol("top_k").value_or(1);
+    const PlanFigures figures = plan_figures(b);
+    const std::int64_t top_k = figures.top_k.value_or(1);
     bool tied = false;
     if (b.config_fields)
         for (const auto& [k, v] : *b.config_fields)
@@ -92,7 +113,7 @@ MemoryReport compute_memory(const Blueprint& b) {
     for (std::size_t i = 0; i < count; ++i) {
         const Node& n = b.nodes[i];
         // Parameters (elements, whatever their format).
-        const WeightUse w = n.precision.weight ? weight_use(b, n, first_in[i], first_out[i]) : WeightUse{};
+        const WeightUse w = n.precision.weight ? weight_use(b, n, first_in[i], first_out[i], &figures) : WeightUse{};
         if (n.precision.weight) {
             std::int64_t each = 0, matrices = 1;
             switch (w.kind) {

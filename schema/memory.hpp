@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -31,10 +32,20 @@ struct WeightUse {
     std::int64_t stored_bytes = 0;      // all of it
 };
 
-// The node's weight use, given its first activation input and its first output edge (either
-// may be null: then widths fall back to the other edge). A node whose point has `weight_n` and
-// `weight_k` has a weight of that shape whatever its edges.
-WeightUse weight_use(const Blueprint& b, const Node& n, const Edge* in, const Edge* out);
+// A model figure the plan gives: its `symbols`' value, else the width of an edge whose width is
+// that one name (a plan another planner wrote lists no symbols, but its logits edge is `vocab`
+// wide and its router's output `experts`).
+std::optional<std::int64_t> plan_value(const Blueprint& b, std::string_view name);
+
+// The figures a plan's weights need beyond their edges, found once (plan_value scans the edges).
+struct PlanFigures {
+    std::optional<std::int64_t> vocab, experts, top_k;
+};
+PlanFigures plan_figures(const Blueprint& b);
+
+// `figures`: plan_figures(b), for a caller that asks of many nodes; without them an embedding or
+// expert node looks its figure up itself.
+WeightUse weight_use(const Blueprint& b, const Node& n, const Edge* in, const Edge* out, const PlanFigures* figures = nullptr);
 
 struct MemoryReport {
     std::vector<std::pair<std::string, std::int64_t>> weights_by_format;  // stored bytes, largest first
