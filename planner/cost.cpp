@@ -277,6 +277,8 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
         family_time[family] += gc.time_us;
     }
     r.groups = std::move(groups);
+    r.communication = tp_communication(b);  // tensor parallelism's all-reduces (tp_cost.hpp)
+    r.total.time_us += r.communication.time_us;
     r.total.rule = "step";
     // Does it fit: every weight stored plus the caches at the context length.
     r.resident_state_bytes = resident;
@@ -308,6 +310,7 @@ std::string cost_text(const CostReport& r, std::size_t top_groups) {
     std::snprintf(line, sizeof line, "  roofline step time %.1f us over %zu groups -> %.1f tokens/s\n", r.total.time_us, r.groups.size(),
                   r.tokens_per_s);
     out += line;
+    out += tp_cost_line(r.communication);
     if (r.memory_bytes > 0) {
         double need = r.stored_weight_bytes + r.resident_state_bytes;
         std::snprintf(line, sizeof line, "  memory: weights %s + caches %s at %lld tokens = %s of %s: %s %s\n", mb(r.stored_weight_bytes).c_str(),
@@ -373,6 +376,9 @@ std::string cost_json(const CostReport& r) {
                           {"state_bytes", g.state_bytes}, {"flops", g.flops}, {"time_us", g.time_us}, {"bound", g.bound}});
     o["groups"] = std::move(groups);
     if (!r.notes.empty()) o["notes"] = r.notes;
+    if (r.communication.tp > 1)
+        o["parallel"] = {{"tp", r.communication.tp}, {"all_reduces", r.communication.all_reduces},
+                         {"all_reduce_bytes", r.communication.bytes}, {"time_us", r.communication.time_us}};
     return o.dump(2) + "\n";
 }
 

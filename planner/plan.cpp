@@ -6,6 +6,7 @@
 
 #include "planner/cost.hpp"
 #include "planner/passes.hpp"
+#include "planner/tensor_parallel.hpp"
 #include "schema/memory.hpp"
 #include "schema/names.hpp"
 #include "schema/numbers.hpp"
@@ -33,6 +34,7 @@ Result<Ir> run(const Catalog& loaded, const PlanRequest& request) {
     Ir ir;
     ir.request = request;
     if (auto s = resolve_inputs(ir, catalog); !s) return s.error();
+    if (auto s = check_interconnect(ir); !s) return s.error();
     for (auto pass : {expand_layers, assign_precision, insert_smoothing, insert_quant, choose_kernels, form_groups, assign_fraction_bits,
                       describe_steps, check_budgets})
         if (auto s = pass(ir); !s) return s.error();

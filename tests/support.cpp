@@ -229,6 +229,8 @@ void compare(Diff& d, const Blueprint& a, const Blueprint& b) {
     d.field("/arm/mode", a.arm.mode, b.arm.mode);
     d.field("/arm/rows", a.arm.rows, b.arm.rows);
     d.field("/arm/digest", a.arm.digest, b.arm.digest);
+    d.field("/arm/parallel(present)", a.arm.parallel.has_value(), b.arm.parallel.has_value());
+    if (a.arm.parallel && b.arm.parallel) compare_record(d, "/arm/parallel", *a.arm.parallel, *b.arm.parallel);
     d.field("/arm/(extras)", a.arm.extras, b.arm.extras);
     d.field("/symbols", a.symbols, b.symbols);
     d.field("/config_fields(present)", a.config_fields.has_value(), b.config_fields.has_value());
