@@ -6,7 +6,7 @@
 namespace kbp::cli {
 namespace {
 
-const std::array<Command, 12> table{{
+const std::array<Command, 13> table{{
     {"plan", "plan a model's inference as kernels",
      "usage: kbp plan CONFIG [--arm MODE] [--rows N] [--target NAME|FILE] [--recipe NAME|FILE]\n"
      "                [--set key=value]... [--ranges FILE] [--tp N] [--catalog DIR] [-o OUT] [--compact]\n"
@@ -73,6 +73,19 @@ const std::array<Command, 12> table{{
      "FLOPs / peak, plus launch overhead) and the implied tokens/s. --context, --target and\n"
      "--catalog go with --cost only.\n",
      run_stats},
+    {"calibrate", "fit the cost's efficiency figures on published measurements",
+     "usage: kbp calibrate MEASUREMENTS [-o DIR] [--catalog DIR] [--markdown]\n\n"
+     "Reads a kbp-measurements/v1 file (samples/measurements.json: published single-request decode\n"
+     "throughput, each row with its source and a `split`), plans every row kbp can (its kbp_sample\n"
+     "config, the recipe kbp_recipes gives its precision, its device as the target, one device) for\n"
+     "its batch as a decode arm, and costs it at its mean context (prompt + half the output). For each\n"
+     "target it fits, on that target's `fit` rows alone, the fraction of the datasheet bandwidth\n"
+     "memory-bound kernels reach and a fixed overhead per step; `held_out` rows are only judged.\n"
+     "Prints every row: measured tok/s, the bare roofline, the fitted estimate, ratio and error, and\n"
+     "why a row was not costed; then the figures per target and the held-out errors (--markdown: as\n"
+     "a table). -o DIR writes DIR/calibrations/<target>.json, which --catalog DIR (or a copy in\n"
+     "planner/data/calibrations/) makes kbp stats --cost apply.\n",
+     run_calibrate},
     {"fmt", "rewrite a blueprint canonically",
      "usage: kbp fmt FILE [-o OUT] [--compact] [--force]\n\n"
      "Writes FILE in canonical form: members in the format's order, 2-space indentation (or one\n"

@@ -70,6 +70,15 @@ std::optional<std::int64_t> cached_width(const schema::Blueprint& b, const Input
     return std::nullopt;
 }
 
+// The calibration file for `target` (its "target" member names it), if the catalog has one.
+std::optional<Calibration> calibration_of(const Catalog& catalog, const std::string& target) {
+    for (const DataFile* f : catalog.all("calibrations"))
+        if (f->json.at("target").get<std::string>() == target)
+            return Calibration{f->json.at("bandwidth_efficiency").get<double>(), f->json.at("step_overhead_us").get<double>(),
+                               f->json.at("origin").get<std::string>()};
+    return std::nullopt;
+}
+
 }  // namespace
 
 Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& options) {
@@ -132,6 +141,8 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
         if (auto ocm = t.find("ocm_bytes"); ocm != t.end() && ocm->is_number()) r.ocm_bytes = ocm->get<std::int64_t>();
     }
     const double launch_us = t.value("launch_overhead_us", 3.0);
+    r.calibration = options.calibration ? options.calibration : calibration_of(catalog, r.target);
+    const Calibration calibration = r.calibration.value_or(Calibration{});
     auto memory = schema::compute_memory(b);
     r.largest_live_bytes = memory.largest_live_bytes;
     r.largest_live_at = memory.largest_live_at;
@@ -259,6 +270,7 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
             gc.time_us = memory_us;
             gc.bound = "host";
         } else {
+            memory_us /= calibration.bandwidth_efficiency;
             gc.time_us = std::max(memory_us, compute_us) + launch_us;
             gc.bound = launch_us > std::max(memory_us, compute_us) ? "launch" : memory_us >= compute_us ? "memory" : "compute";
         }
@@ -280,6 +292,7 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
     r.communication = tp_communication(b);  // tensor parallelism's all-reduces (tp_cost.hpp)
     r.total.time_us += r.communication.time_us;
     r.total.rule = "step";
+    r.total.time_us += calibration.step_overhead_us;
     // Does it fit: every weight stored plus the caches at the context length.
     r.resident_state_bytes = resident;
     r.stored_weight_bytes = static_cast<double>(memory.weight_bytes);
@@ -307,9 +320,16 @@ std::string cost_text(const CostReport& r, std::size_t top_groups) {
     std::snprintf(line, sizeof line, "  per step: weights %s, activations %s, state %s, %.3f GFLOP\n", mb(r.total.weight_bytes).c_str(),
                   mb(r.total.activation_bytes).c_str(), mb(r.total.state_bytes).c_str(), r.total.flops / 1e9);
     out += line;
-    std::snprintf(line, sizeof line, "  roofline step time %.1f us over %zu groups -> %.1f tokens/s\n", r.total.time_us, r.groups.size(),
-                  r.tokens_per_s);
+    const bool calibrated = r.calibration && (r.calibration->bandwidth_efficiency != 1.0 || r.calibration->step_overhead_us != 0.0);
+    std::snprintf(line, sizeof line, "  %s step time %.1f us over %zu groups -> %.1f tokens/s\n", calibrated ? "calibrated" : "roofline",
+                  r.total.time_us, r.groups.size(), r.tokens_per_s);
     out += line;
+    if (calibrated) {
+        std::snprintf(line, sizeof line, "  calibration: %.0f%% of the datasheet bandwidth, +%.1f us per step (%s)\n",
+                      100.0 * r.calibration->bandwidth_efficiency, r.calibration->step_overhead_us,
+                      r.calibration->origin.empty() ? "given" : r.calibration->origin.c_str());
+        out += line;
+    }
     out += tp_cost_line(r.communication);
     if (r.memory_bytes > 0) {
         double need = r.stored_weight_bytes + r.resident_state_bytes;
@@ -364,6 +384,10 @@ std::string cost_json(const CostReport& r) {
     o["memory"] = {{"target_bytes", r.memory_bytes}, {"stored_weight_bytes", r.stored_weight_bytes},
                    {"resident_state_bytes", r.resident_state_bytes}, {"headroom_bytes", r.memory_bytes - r.stored_weight_bytes - r.resident_state_bytes}};
     o["largest_live_activation_bytes"] = r.largest_live_bytes;
+    o["calibration"] = r.calibration ? Json{{"bandwidth_efficiency", r.calibration->bandwidth_efficiency},
+                                            {"step_overhead_us", r.calibration->step_overhead_us},
+                                            {"origin", r.calibration->origin}}
+                                     : Json(nullptr);
     o["step"] = {{"weight_bytes", r.total.weight_bytes}, {"activation_bytes", r.total.activation_bytes},
                  {"state_bytes", r.total.state_bytes},   {"flops", r.total.flops},
                  {"time_us", r.total.time_us},           {"tokens_per_s", r.tokens_per_s}};

@@ -19,6 +19,16 @@ namespace kbp::planner {
 
 class Catalog;
 
+// Where the roofline loses time on a target, fitted on published measurements (`kbp
+// calibrate`, planner/data/calibrations/<target>.json): memory-bound kernels reach
+// `bandwidth_efficiency` of the datasheet's bandwidth, and every step costs `step_overhead_us`
+// beyond its kernels and launches.
+struct Calibration {
+    double bandwidth_efficiency = 1.0;
+    double step_overhead_us = 0.0;
+    std::string origin;  // how it was fitted ("" for figures given by hand)
+};
+
 struct CostOptions {
     std::int64_t context = 4096;          // tokens already in each sequence's cache
     std::optional<std::string> target;    // default: the plan's provenance names it
@@ -26,6 +36,9 @@ struct CostOptions {
     // The digest the target file must have: the plan's own target, as its provenance records it
     // (a target of the same name with other figures would price another device).
     std::optional<std::string> target_sha256;
+    // Instead of the target's calibration file (kbp calibrate tries candidates; {1, 0} is the
+    // bare roofline).
+    std::optional<Calibration> calibration;
 };
 
 struct GroupCost {
@@ -56,6 +69,7 @@ struct CostReport {
     TpCost communication;  // --tp N: the step's all-reduces, included in total.time_us
     std::vector<std::pair<std::string, double>> time_by_family;  // us per step, largest first
     std::vector<std::string> notes;  // what the estimate leaves out (state a plan's symbols cannot size)
+    std::optional<Calibration> calibration;  // applied, when the target has one (or options gave one)
 };
 
 // With a catalog loaded once (a Planner's: its plans' fit checks): options.catalog_dir is not read.

@@ -88,11 +88,6 @@ std::string read_string(element e, const Path& p) {
     return std::string(s);
 }
 
-std::optional<std::string> read_string_or_null(element e, const Path& p) {
-    if (e.is_null()) return std::nullopt;
-    return read_string(e, p);
-}
-
 bool read_bool(element e, const Path& p) {
     bool b;
     if (e.get_bool().get(b)) wrong_type(e, p, "a boolean");
@@ -263,8 +258,6 @@ private:
     int next_ = 0;
 };
 
-constexpr std::uint64_t all(int n) { return (std::uint64_t{1} << n) - 1; }
-
 // Walks an object's members, dispatching known ones to `on` and keeping the rest in `extras`.
 template <class F>
 void members(element e, const Path& p, Members& m, Extras& extras, F&& on) {
@@ -376,6 +369,18 @@ void read_value(std::vector<StateRole>& out, element e, const Path& p, Range) {
 }
 
 template <Described T> void read_value(T& out, element e, const Path& p, Range);
+template <class T> void read_value(std::vector<T>& out, element e, const Path& p, Range r);
+
+// symbols: {"hidden": 4096, ...}, each value in the field's range.
+void read_value(std::vector<Symbol>& out, element e, const Path& p, Range r) {
+    for (auto field : read_object(e, p)) out.push_back(Symbol{std::string(field.key), read_int(field.value, p / field.key, r.lo, r.hi)});
+}
+
+// config_fields: the model config's own object, kept as it is.
+void read_value(JsonObject& out, element e, const Path& p, Range) {
+    if (e.type() != element_type::OBJECT) wrong_type(e, p, "an object");
+    out = to_json(e).object();
+}
 
 // A nullable member: null, or the value.
 template <class T> void read_value(std::optional<T>& out, element e, const Path& p, Range r) {
@@ -389,10 +394,29 @@ template <class T> void read_value(std::optional<T>& out, element e, const Path&
 template <class T> constexpr bool is_optional = false;
 template <class T> constexpr bool is_optional<std::optional<T>> = true;
 
+template <Described T> void read_record(T& out, element e, const Path& p);
+
+// A list written as an object keyed by its items' names (Shape::keyed_by_name).
+template <class T> void read_keyed(std::vector<T>& out, element e, const Path& p) {
+    for (auto field : read_object(e, p)) {
+        T& item = out.emplace_back();
+        item.name = std::string(field.key);
+        read_record(item, field.value, p / field.key);
+    }
+}
+
 // One member of a described record, by its table entry.
 template <class T, class F> void read_member(T& record, const F& f, element v, const Path& vp) {
     auto& value = record.*(f.member);
     Range range{f.lo, f.hi};
+    if constexpr (F::shape == Shape::keyed_by_name) {
+        read_keyed(value, v, vp);
+        return;
+    }
+    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, JsonValue>) {
+        // null is how such a member is absent, so a file that has it holds an object.
+        if (f.presence == Presence::unless_null && v.type() != element_type::OBJECT) wrong_type(v, vp, "an object");
+    }
     if constexpr (is_optional<std::decay_t<decltype(value)>>) {
         if (f.presence == Presence::optional_or_null && v.is_null()) {
             value.reset();
@@ -406,11 +430,30 @@ template <class T, class F> void read_member(T& record, const F& f, element v, c
     read_value(value, v, vp, range);
 }
 
-// The member names of T's table, and the slots a record must have.
+// The member names of T's table, and the slots a record must have. A Shape::inlined field
+// gives the slots of its sub-record's members, none of them required by the parent.
+template <class F> constexpr std::size_t slots_of() {
+    if constexpr (F::shape == Shape::inlined) return field_count<typename F::member_type::value_type>();
+    else return 1;
+}
+
+template <Described T> constexpr std::size_t slot_count() {
+    std::size_t n = 0;
+    for_each_field<T>([&](const auto& f) { n += slots_of<std::decay_t<decltype(f)>>(); });
+    return n;
+}
+
 template <Described T> constexpr auto member_names() {
-    std::array<std::string_view, field_count<T>()> names{};
+    std::array<std::string_view, slot_count<T>()> names{};
     std::size_t i = 0;
-    for_each_field<T>([&](const auto& f) { names[i++] = f.json; });
+    for_each_field<T>([&](const auto& f) {
+        using F = std::decay_t<decltype(f)>;
+        if constexpr (F::shape == Shape::inlined) {
+            for (auto name : member_names<typename F::member_type::value_type>()) names[i++] = name;
+        } else {
+            names[i++] = f.json;
+        }
+    });
     return names;
 }
 
@@ -418,13 +461,19 @@ template <Described T> constexpr std::uint64_t required_slots() {
     std::uint64_t mask = 0;
     std::size_t i = 0;
     for_each_field<T>([&](const auto& f) {
-        if (f.presence == Presence::required) mask |= std::uint64_t{1} << i;
-        ++i;
+        if (f.presence == Presence::required && std::decay_t<decltype(f)>::shape != Shape::inlined) mask |= std::uint64_t{1} << i;
+        i += slots_of<std::decay_t<decltype(f)>>();
     });
     return mask;
 }
 
+template <Described T> void read_record_with_inlined(T& out, element e, const Path& p);
+
 template <Described T> void read_record(T& out, element e, const Path& p) {
+    if constexpr (has_inlined<T>()) {
+        read_record_with_inlined(out, e, p);
+        return;
+    }
     static_assert(field_count<T>() <= 64, "Members keeps one bit per member");
     static constexpr auto names = member_names<T>();
     Members m(names, required_slots<T>());
@@ -435,170 +484,77 @@ template <Described T> void read_record(T& out, element e, const Path& p) {
 
 template <Described T> void read_value(T& out, element e, const Path& p, Range) { read_record(out, e, p); }
 
-template <class T> void read_described_list(std::vector<T>& out, element e, const Path& p) {
-    read_list(e, p, out, [](T& item, element x, const Path& xp) { read_record(item, x, xp); });
+// A list: each item by its own reader (described records, rows of instance values).
+template <class T> void read_value(std::vector<T>& out, element e, const Path& p, Range r) {
+    read_list(e, p, out, [r](T& item, element x, const Path& xp) { read_value(item, x, xp, r); });
 }
 
-void read_template_edge(TemplateEdge& t, element e, const Path& p) {
-    // The edge's own members, then its tensor detail's (record_fields<EdgeDetail>) inline.
-    static constexpr auto detail_names = member_names<EdgeDetail>();
-    static constexpr auto m_keys = [] {
-        std::array<std::string_view, 4 + detail_names.size()> keys{"from", "to", "format", "fused"};
-        for (std::size_t i = 0; i < detail_names.size(); ++i) keys[4 + i] = detail_names[i];
-        return keys;
-    }();
-    EdgeDetail detail;
-    Members m(m_keys, all(4));
-    members(e, p, m, t.extras, [&](int s, element v, const Path& vp) {
-        switch (s) {
-            case 0: t.from = read_int(v, vp, 0, max_index); break;
-            case 1: t.to = read_int(v, vp, 0, max_index); break;
-            case 2: t.format = read_name<FormatId>(v, vp); break;
-            case 3: t.fused = read_bool(v, vp); break;
-            default:
-                with_field<EdgeDetail>(static_cast<std::size_t>(s - 4), [&](const auto& f) { read_member(detail, f, v, vp); });
-                break;
-        }
-    });
-    if (m.seen(4)) {
-        constexpr std::uint64_t needed = required_slots<EdgeDetail>() << 4;
-        for (std::size_t s = 4; s < m_keys.size(); ++s)
-            if ((needed >> s & 1) && !m.seen(static_cast<int>(s)))
-                fail(p, "an edge with tensor detail needs all of id, rows, dim, dim_value, bytes_per_token");
-        t.detail = std::move(detail);
-    }
-}
-
-Template read_template(std::string_view name, element e, const Path& p) {
-    Template t;
-    t.name = std::string(name);
-    static constexpr std::string_view m_keys[] = {"blocks", "nodes", "edges", "ports", "instances", "groups", "instance_values"};
-    Members m(m_keys, all(5));
-    members(e, p, m, t.extras, [&](int s, element v, const Path& vp) {
-        switch (s) {
-            case 0: t.blocks = read_strings(v, vp); break;
-            case 1: read_described_list(t.nodes, v, vp); break;
-            case 2: read_list(v, vp, t.edges, read_template_edge); break;
-            case 3: read_record(t.ports, v, vp); break;
-            case 4: t.instances = read_ints(v, vp, 0, max_index); break;
-            case 5: {
-                read_described_list(t.groups.emplace(), v, vp);
-                break;
+// A record with a Shape::inlined field (a template edge): its own members and its sub-record's
+// share one object. The sub-record is there when its first member is, and then needs all of
+// its required members.
+template <Described T> void read_record_with_inlined(T& out, element e, const Path& p) {
+    static constexpr auto names = member_names<T>();
+    static_assert(names.size() <= 64, "Members keeps one bit per member");
+    Members m(names, required_slots<T>());
+    members(e, p, m, out.extras, [&](int s, element v, const Path& vp) {
+        std::size_t first = 0;
+        for_each_field<T>([&](const auto& f) {
+            using F = std::decay_t<decltype(f)>;
+            const std::size_t slot = static_cast<std::size_t>(s);
+            if constexpr (F::shape == Shape::inlined) {
+                using Sub = typename F::member_type::value_type;
+                if (slot >= first && slot < first + field_count<Sub>()) {
+                    auto& sub = out.*(f.member);
+                    if (!sub) sub.emplace();
+                    with_field<Sub>(slot - first, [&](const auto& g) { read_member(*sub, g, v, vp); });
+                }
+            } else {
+                if (slot == first) read_member(out, f, v, vp);
             }
-            case 6: {
-                std::vector<std::vector<std::optional<std::int64_t>>> rows;
-                each(v, vp, [&](element row, const Path& rp) {
-                    auto& values = rows.emplace_back();
-                    each(row, rp, [&](element x, const Path& xp) {
-                        values.push_back(read_int_or_null(x, xp, -max_template_value, max_template_value));
-                    });
-                });
-                t.instance_values = std::move(rows);
-                break;
+            first += slots_of<F>();
+        });
+    });
+    std::size_t first = 0;
+    for_each_field<T>([&](const auto& f) {
+        using F = std::decay_t<decltype(f)>;
+        if constexpr (F::shape == Shape::inlined) {
+            using Sub = typename F::member_type::value_type;
+            auto& sub = out.*(f.member);
+            if (!m.seen(static_cast<int>(first))) {
+                sub.reset();
+            } else {
+                constexpr std::uint64_t needed = required_slots<Sub>();
+                for (std::size_t k = 0; k < field_count<Sub>(); ++k)
+                    if ((needed >> k & 1) && !m.seen(static_cast<int>(first + k))) {
+                        std::string list;
+                        for (std::size_t j = 0; j < field_count<Sub>(); ++j)
+                            if (needed >> j & 1) list += (list.empty() ? "" : ", ") + std::string(names[first + j]);
+                        fail(p, "an edge with " + std::string(f.json) + " needs all of " + list);
+                    }
             }
         }
+        first += slots_of<F>();
     });
-    return t;
 }
 
-Collapsed read_collapsed(element e, const Path& p) {
-    Collapsed c;
-    static constexpr std::string_view m_keys[] = {"prologue", "layout", "epilogue", "templates"};
-    Members m(m_keys, all(4));
-    members(e, p, m, c.extras, [&](int s, element v, const Path& vp) {
-        switch (s) {
-            case 0: c.prologue = read_strings(v, vp); break;
-            case 1: c.layout = read_strings(v, vp); break;
-            case 2: c.epilogue = read_strings(v, vp); break;
-            case 3:
-                for (auto field : read_object(v, vp)) c.templates.push_back(read_template(field.key, field.value, vp / field.key));
-                break;
-        }
-    });
-    return c;
-}
+// ---- the document root: its table, plus the schema check and the collapsed-only rule -------
 
-// A record in an object keyed by its name (explain's families and formats).
-template <class T> void read_named(T& out, std::string_view name, element e, const Path& p) {
-    out.name = std::string(name);
-    read_record(out, e, p);
-}
-
-Explain read_explain(element e, const Path& p) {
-    Explain x;
-    static constexpr std::string_view m_keys[] = {"families", "formats"};
-    Members m(m_keys, all(2));
-    members(e, p, m, x.extras, [&](int s, element v, const Path& vp) {
-        for (auto field : read_object(v, vp)) {
-            if (s == 0) read_named(x.families.emplace_back(), field.key, field.value, vp / field.key);
-            else read_named(x.formats.emplace_back(), field.key, field.value, vp / field.key);
-        }
-    });
-    return x;
-}
-
-Provenance read_provenance(element e, const Path& p) {
-    Provenance r;
-    static constexpr std::string_view m_keys[] = {"kind", "engine_commit", "planner_sha256", "planner_built_from", "planner_header",
-               "commands", "files"};
-    Members m(m_keys, all(1));
-    members(e, p, m, r.extras, [&](int s, element v, const Path& vp) {
-        switch (s) {
-            case 0: r.kind = read_string(v, vp); break;
-            case 1: r.engine_commit = read_string_or_null(v, vp); break;
-            case 2: r.planner_sha256 = read_string_or_null(v, vp); break;
-            case 3: r.planner_built_from = read_string_or_null(v, vp); break;
-            case 4:
-                if (v.type() != element_type::OBJECT) wrong_type(v, vp, "an object");
-                r.planner_header = to_json(v);
-                break;
-            case 5: r.commands = read_strings(v, vp); break;
-            case 6:
-                read_described_list(r.files, v, vp);
-                break;
-        }
-    });
-    return r;
-}
-
-std::vector<Symbol> read_symbols(element e, const Path& p) {
-    std::vector<Symbol> out;
-    for (auto field : read_object(e, p))
-        out.push_back(Symbol{std::string(field.key), read_int(field.value, p / field.key, 0, max_dim)});
-    return out;
-}
-
-constexpr std::string_view root_keys[] = {"schema", "arm", "layers", "nodes", "edges", "groups", "blueprint_id", "lineage",
-                                           "revision", "exported_by", "symbols", "collapsed", "explain", "provenance", "config_fields"};
-constexpr int root_nodes = 3, root_edges = 4, root_groups = 5, root_collapsed = 11;
+constexpr auto root_keys = member_names<Blueprint>();
+constexpr int root_schema = static_cast<int>(field_index<Blueprint>("schema"));
+constexpr int root_nodes = static_cast<int>(root_flat_lists[0]), root_edges = static_cast<int>(root_flat_lists[1]),
+              root_groups = static_cast<int>(root_flat_lists[2]);
+constexpr int root_collapsed = static_cast<int>(field_index<Blueprint>("collapsed"));
+// The flat lists are required unless the collapsed form stands alone: finish_root checks them.
+constexpr std::uint64_t root_required = required_slots<Blueprint>() & ~((std::uint64_t{1} << root_nodes) |
+                                                                          (std::uint64_t{1} << root_edges) |
+                                                                          (std::uint64_t{1} << root_groups));
 
 // One member of the root object, by its slot in root_keys.
 void read_root_member(Blueprint& b, int s, element v, const Path& vp) {
-    switch (s) {
-        case 0:
-            b.schema = read_string(v, vp);
-            if (b.schema != schema_name) {
-                std::string hint = b.schema.rfind("kbp-graph/", 0) == 0 ? " (this kbp reads kbp-graph/v2)" : "";
-                fail(vp, "unknown schema '" + b.schema + "'" + hint);
-            }
-            break;
-        case 1: read_record(b.arm, v, vp); break;
-        case 2: read_described_list(b.layers, v, vp); break;
-        case root_nodes: read_described_list(b.nodes, v, vp); break;
-        case root_edges: read_described_list(b.edges, v, vp); break;
-        case root_groups: read_described_list(b.groups, v, vp); break;
-        case 6: b.blueprint_id = read_string_or_null(v, vp); break;
-        case 7: b.lineage = read_string_or_null(v, vp); break;
-        case 8: b.revision = read_int_or_null(v, vp, 0, max_index); break;
-        case 9: b.exported_by = read_string_or_null(v, vp); break;
-        case 10: b.symbols = read_symbols(v, vp); break;
-        case root_collapsed: b.collapsed = read_collapsed(v, vp); break;
-        case 12: b.explain = read_explain(v, vp); break;
-        case 13: b.provenance = read_provenance(v, vp); break;
-        case 14:
-            if (v.type() != element_type::OBJECT) wrong_type(v, vp, "an object");
-            b.config_fields = to_json(v).object();
-            break;
+    with_field<Blueprint>(static_cast<std::size_t>(s), [&](const auto& f) { read_member(b, f, v, vp); });
+    if (s == root_schema && b.schema != schema_name) {
+        std::string hint = b.schema.rfind("kbp-graph/", 0) == 0 ? " (this kbp reads kbp-graph/v2)" : "";
+        fail(vp, "unknown schema '" + b.schema + "'" + hint);
     }
 }
 
@@ -617,7 +573,7 @@ void finish_root(Blueprint& b, const Members& m, const Path& p) {
 Blueprint read_root(element root) {
     Blueprint b;
     Path p;
-    Members m(root_keys, all(3));
+    Members m(root_keys, root_required);
     members(root, p, m, b.extras, [&](int s, element v, const Path& vp) { read_root_member(b, s, v, vp); });
     finish_root(b, m, p);
     return b;
@@ -644,7 +600,7 @@ public:
     Blueprint read() {
         Blueprint b;
         Path p;
-        Members m(root_keys, all(3));
+        Members m(root_keys, root_required);
         std::size_t i = skip_space(0);
         expect(i, '{');
         i = skip_space(i + 1);

@@ -16,7 +16,6 @@ namespace {
 // ---- values --------------------------------------------------------------------------------
 
 void put(JsonText& w, const std::string& s) { w.string(s); }
-void put(JsonText& w, std::string_view s) { w.string(s); }
 void put(JsonText& w, std::int64_t i) { w.integer(i); }
 void put(JsonText& w, bool b) { w.boolean(b); }
 void put(JsonText& w, Sym s) { w.string(s.view()); }
@@ -33,12 +32,8 @@ template <class T> constexpr bool is_optional<std::optional<T>> = true;
 template <Described T> void put(JsonText& w, const T& r);
 void put(JsonText& w, const std::vector<Format>& formats);
 void put(JsonText& w, const TemplateArgs& args);
-void put(JsonText& w, const TemplateEdge& e);
-void put(JsonText& w, const Template& t);
-void put(JsonText& w, const Collapsed& c);
-void put(JsonText& w, const Explain& x);
-void put(JsonText& w, const Provenance& p);
 void put(JsonText& w, const std::vector<Symbol>& symbols);
+void put(JsonText& w, const JsonObject& o);
 
 template <class T> void put(JsonText& w, const std::optional<T>& v);
 
@@ -64,30 +59,47 @@ template <class T> void member(JsonText& w, std::string_view key, const T& value
     put(w, value);
 }
 
-// "key": value, only when present
-template <class T> void member_if(JsonText& w, std::string_view key, const std::optional<T>& value) {
-    if (value) member(w, key, *value);
-}
-
 void put_extras(JsonText& w, const Extras& extras) {
     for (const auto& [k, v] : extras) member(w, k, v);
 }
 
 // ---- records ------------------------------------------------------------------------------
 
-// A described record's members (record_fields.hpp), in the table's order, without braces: a
-// template edge writes its tensor detail's members inline.
-template <Described T> void put_members(JsonText& w, const T& r) {
-    for_each_field<T>([&](const auto& f) {
-        const auto& value = r.*(f.member);
+// A list of named records written as an object keyed by their names (Shape::keyed_by_name).
+template <class T> void put_by_name(JsonText& w, const std::vector<T>& items) {
+    w.begin_object();
+    for (const auto& item : items) member(w, item.name, item);
+    w.end_object();
+}
+
+template <Described T> void put_members(JsonText& w, const T& r);
+
+// One member of a described record by its table entry: left out when its presence says so; a
+// Shape::inlined sub-record writes its members (and extras) among the parent's.
+template <class T, class F> void put_field(JsonText& w, const T& r, const F& f) {
+    const auto& value = r.*(f.member);
+    if constexpr (F::shape == Shape::inlined) {
+        if (value) put_members(w, *value);
+    } else if constexpr (F::shape == Shape::keyed_by_name) {
+        w.key(f.json);
+        put_by_name(w, value);
+    } else {
         if constexpr (is_optional<std::decay_t<decltype(value)>>) {
             if (!always_written(f.presence)) {
                 if (value) member(w, f.json, *value);
                 return;
             }
         }
+        if constexpr (std::is_same_v<std::decay_t<decltype(value)>, JsonValue>) {
+            if (f.presence == Presence::unless_null && value.is_null()) return;
+        }
         member(w, f.json, value);
-    });
+    }
+}
+
+// A described record's members (record_fields.hpp), in the table's order, without braces.
+template <Described T> void put_members(JsonText& w, const T& r) {
+    for_each_field<T>([&](const auto& f) { put_field(w, r, f); });
     put_extras(w, r.extras);
 }
 
@@ -105,76 +117,13 @@ void put(JsonText& w, const TemplateArgs& args) {
     w.end_object();
 }
 
-void put(JsonText& w, const TemplateEdge& e) {
-    w.begin_object();
-    member(w, "from", e.from);
-    member(w, "to", e.to);
-    member(w, "format", e.format);
-    member(w, "fused", e.fused);
-    if (e.detail) put_members(w, *e.detail);
-    put_extras(w, e.extras);
-    w.end_object();
-}
-
-void put(JsonText& w, const Template& t) {
-    w.begin_object();
-    member(w, "blocks", t.blocks);
-    member(w, "nodes", t.nodes);
-    member(w, "edges", t.edges);
-    member(w, "ports", t.ports);
-    member(w, "instances", t.instances);
-    member_if(w, "groups", t.groups);
-    member_if(w, "instance_values", t.instance_values);
-    put_extras(w, t.extras);
-    w.end_object();
-}
-
-// A list of named records written as an object keyed by their names.
-template <class T> void put_by_name(JsonText& w, const std::vector<T>& items) {
-    w.begin_object();
-    for (const auto& item : items) member(w, item.name, item);
-    w.end_object();
-}
-
-void put(JsonText& w, const Collapsed& c) {
-    w.begin_object();
-    member(w, "prologue", c.prologue);
-    member(w, "layout", c.layout);
-    member(w, "epilogue", c.epilogue);
-    w.key("templates");
-    put_by_name(w, c.templates);
-    put_extras(w, c.extras);
-    w.end_object();
-}
-
-void put(JsonText& w, const Explain& x) {
-    w.begin_object();
-    w.key("families");
-    put_by_name(w, x.families);
-    w.key("formats");
-    put_by_name(w, x.formats);
-    put_extras(w, x.extras);
-    w.end_object();
-}
-
-void put(JsonText& w, const Provenance& p) {
-    w.begin_object();
-    member(w, "kind", p.kind);
-    member_if(w, "engine_commit", p.engine_commit);
-    member_if(w, "planner_sha256", p.planner_sha256);
-    member_if(w, "planner_built_from", p.planner_built_from);
-    if (!p.planner_header.is_null()) member(w, "planner_header", p.planner_header);
-    member(w, "commands", p.commands);
-    member(w, "files", p.files);
-    put_extras(w, p.extras);
-    w.end_object();
-}
-
 void put(JsonText& w, const std::vector<Symbol>& symbols) {
     w.begin_object();
     for (const auto& s : symbols) member(w, s.name, s.value);
     w.end_object();
 }
+
+void put(JsonText& w, const JsonObject& o) { w.value(JsonValue(o)); }
 
 // Bytes of output per node, measured on the seed (pretty ~780, compact ~480): one reservation
 // instead of a dozen doublings of a megabyte-sized string.
@@ -183,25 +132,14 @@ std::size_t expected_size(const Blueprint& b, bool pretty) {
     return records * (pretty ? 640 : 400);
 }
 
+// The root by its table; the flat lists are left out of a collapsed-only plan.
 void put_blueprint(JsonText& w, const Blueprint& b) {
     w.begin_object();
-    member(w, "schema", b.schema);
-    member_if(w, "blueprint_id", b.blueprint_id);
-    member_if(w, "lineage", b.lineage);
-    member_if(w, "revision", b.revision);
-    member_if(w, "exported_by", b.exported_by);
-    member(w, "arm", b.arm);
-    member_if(w, "symbols", b.symbols);
-    if (b.config_fields) member(w, "config_fields", JsonValue(*b.config_fields));
-    member(w, "layers", b.layers);
-    if (!b.collapsed_only) {
-        member(w, "nodes", b.nodes);
-        member(w, "edges", b.edges);
-        member(w, "groups", b.groups);
-    }
-    member_if(w, "collapsed", b.collapsed);
-    member_if(w, "explain", b.explain);
-    member_if(w, "provenance", b.provenance);
+    std::size_t slot = 0;
+    for_each_field<Blueprint>([&](const auto& f) {
+        if (!(b.collapsed_only && is_root_flat_list(slot))) put_field(w, b, f);
+        ++slot;
+    });
     put_extras(w, b.extras);
     w.end_object();
     w.text() += '\n';

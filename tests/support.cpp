@@ -125,127 +125,21 @@ std::string Diff::report(std::size_t max) const {
     return out;
 }
 
-// The described records are compared member by member from their tables (record_fields.hpp).
+// Every record is compared member by member from its table (record_fields.hpp).
 void compare(Diff& d, const std::string& at, const schema::Node& a, const schema::Node& b) { compare_record(d, at, a, b); }
 void compare(Diff& d, const std::string& at, const schema::Edge& a, const schema::Edge& b) { compare_record(d, at, a, b); }
 void compare(Diff& d, const std::string& at, const schema::Group& a, const schema::Group& b) { compare_record(d, at, a, b); }
 void compare(Diff& d, const std::string& at, const schema::Layer& a, const schema::Layer& b) { compare_record(d, at, a, b); }
-
-namespace {
-void compare_tedge(Diff& d, const std::string& at, const schema::TemplateEdge& a, const schema::TemplateEdge& b) {
-    d.field(at + "/from", a.from, b.from);
-    d.field(at + "/to", a.to, b.to);
-    d.field(at + "/format", a.format, b.format);
-    d.field(at + "/fused", a.fused, b.fused);
-    d.field(at + "/(detail)", a.detail, b.detail);
-    d.field(at + "/(extras)", a.extras, b.extras);
-}
-}  // namespace
-
 void compare(Diff& d, const std::string& at, const schema::Template& a, const schema::Template& b) {
     d.field(at + "/(name)", a.name, b.name);
-    d.field(at + "/blocks", a.blocks, b.blocks);
-    d.field(at + "/nodes/length", static_cast<std::int64_t>(a.nodes.size()), static_cast<std::int64_t>(b.nodes.size()));
-    for (std::size_t i = 0; i < std::min(a.nodes.size(), b.nodes.size()); ++i)
-        compare_record(d, at + "/nodes/" + std::to_string(i), a.nodes[i], b.nodes[i]);
-    d.field(at + "/edges/length", static_cast<std::int64_t>(a.edges.size()), static_cast<std::int64_t>(b.edges.size()));
-    for (std::size_t i = 0; i < std::min(a.edges.size(), b.edges.size()); ++i)
-        compare_tedge(d, at + "/edges/" + std::to_string(i), a.edges[i], b.edges[i]);
-    compare_record(d, at + "/ports", a.ports, b.ports);
-    d.field(at + "/instances", a.instances, b.instances);
-    d.field(at + "/groups", a.groups, b.groups);
-    d.field(at + "/instance_values(present)", a.instance_values.has_value(), b.instance_values.has_value());
-    if (a.instance_values && b.instance_values) {
-        d.field(at + "/instance_values/length", static_cast<std::int64_t>(a.instance_values->size()),
-                static_cast<std::int64_t>(b.instance_values->size()));
-        for (std::size_t i = 0; i < std::min(a.instance_values->size(), b.instance_values->size()); ++i)
-            d.field(at + "/instance_values/" + std::to_string(i), (*a.instance_values)[i], (*b.instance_values)[i]);
-    }
-    d.field(at + "/(extras)", a.extras, b.extras);
+    compare_record(d, at, a, b);
 }
-
-void compare(Diff& d, const std::string& at, const schema::Collapsed& a, const schema::Collapsed& b) {
-    d.field(at + "/prologue", a.prologue, b.prologue);
-    d.field(at + "/layout", a.layout, b.layout);
-    d.field(at + "/epilogue", a.epilogue, b.epilogue);
-    d.field(at + "/templates/length", static_cast<std::int64_t>(a.templates.size()),
-            static_cast<std::int64_t>(b.templates.size()));
-    for (std::size_t i = 0; i < std::min(a.templates.size(), b.templates.size()); ++i)
-        compare(d, at + "/templates/" + a.templates[i].name, a.templates[i], b.templates[i]);
-    d.field(at + "/(extras)", a.extras, b.extras);
-}
-
-void compare(Diff& d, const std::string& at, const schema::Explain& a, const schema::Explain& b) {
-    d.field(at + "/families/length", static_cast<std::int64_t>(a.families.size()), static_cast<std::int64_t>(b.families.size()));
-    for (std::size_t i = 0; i < std::min(a.families.size(), b.families.size()); ++i) {
-        const auto& x = a.families[i];
-        const auto& y = b.families[i];
-        std::string p = at + "/families/" + x.name;
-        d.field(p + "/(name)", x.name, y.name);
-        d.field(p + "/description", x.description, y.description);
-        d.field(p + "/about", x.about, y.about);
-        d.field(p + "/numerics", x.numerics, y.numerics);
-        d.field(p + "/math", x.math, y.math);
-        d.field(p + "/(extras)", x.extras, y.extras);
-    }
-    d.field(at + "/formats/length", static_cast<std::int64_t>(a.formats.size()), static_cast<std::int64_t>(b.formats.size()));
-    for (std::size_t i = 0; i < std::min(a.formats.size(), b.formats.size()); ++i) {
-        const auto& x = a.formats[i];
-        const auto& y = b.formats[i];
-        std::string p = at + "/formats/" + x.name;
-        d.field(p + "/(name)", x.name, y.name);
-        d.field(p + "/title", x.title, y.title);
-        d.field(p + "/description", x.description, y.description);
-        d.field(p + "/math", x.math, y.math);
-        d.field(p + "/encode", x.encode, y.encode);
-        d.field(p + "/(extras)", x.extras, y.extras);
-    }
-    d.field(at + "/(extras)", a.extras, b.extras);
-}
-
-void compare(Diff& d, const std::string& at, const schema::Provenance& a, const schema::Provenance& b) {
-    d.field(at + "/kind", a.kind, b.kind);
-    d.field(at + "/engine_commit", a.engine_commit, b.engine_commit);
-    d.field(at + "/planner_sha256", a.planner_sha256, b.planner_sha256);
-    d.field(at + "/planner_built_from", a.planner_built_from, b.planner_built_from);
-    d.field(at + "/planner_header", a.planner_header, b.planner_header);
-    d.field(at + "/commands", a.commands, b.commands);
-    d.field(at + "/files/length", static_cast<std::int64_t>(a.files.size()), static_cast<std::int64_t>(b.files.size()));
-    for (std::size_t i = 0; i < std::min(a.files.size(), b.files.size()); ++i) {
-        std::string p = at + "/files/" + std::to_string(i);
-        d.field(p + "/path", a.files[i].path, b.files[i].path);
-        d.field(p + "/sha256", a.files[i].sha256, b.files[i].sha256);
-        d.field(p + "/(extras)", a.files[i].extras, b.files[i].extras);
-    }
-    d.field(at + "/(extras)", a.extras, b.extras);
-}
+void compare(Diff& d, const std::string& at, const schema::Collapsed& a, const schema::Collapsed& b) { compare_record(d, at, a, b); }
+void compare(Diff& d, const std::string& at, const schema::Explain& a, const schema::Explain& b) { compare_record(d, at, a, b); }
+void compare(Diff& d, const std::string& at, const schema::Provenance& a, const schema::Provenance& b) { compare_record(d, at, a, b); }
 
 void compare(Diff& d, const Blueprint& a, const Blueprint& b) {
-    d.field("/schema", a.schema, b.schema);
-    d.field("/blueprint_id", a.blueprint_id, b.blueprint_id);
-    d.field("/lineage", a.lineage, b.lineage);
-    d.field("/revision", a.revision, b.revision);
-    d.field("/exported_by", a.exported_by, b.exported_by);
-    d.field("/arm/mode", a.arm.mode, b.arm.mode);
-    d.field("/arm/rows", a.arm.rows, b.arm.rows);
-    d.field("/arm/digest", a.arm.digest, b.arm.digest);
-    d.field("/arm/parallel(present)", a.arm.parallel.has_value(), b.arm.parallel.has_value());
-    if (a.arm.parallel && b.arm.parallel) compare_record(d, "/arm/parallel", *a.arm.parallel, *b.arm.parallel);
-    d.field("/arm/(extras)", a.arm.extras, b.arm.extras);
-    d.field("/symbols", a.symbols, b.symbols);
-    d.field("/config_fields(present)", a.config_fields.has_value(), b.config_fields.has_value());
-    if (a.config_fields && b.config_fields) d.field("/config_fields", schema::JsonValue(*a.config_fields), schema::JsonValue(*b.config_fields));
-    compare_lists(d, "/layers", a.layers, b.layers);
-    compare_lists(d, "/nodes", a.nodes, b.nodes);
-    compare_lists(d, "/edges", a.edges, b.edges);
-    compare_lists(d, "/groups", a.groups, b.groups);
-    d.field("/collapsed(present)", a.collapsed.has_value(), b.collapsed.has_value());
-    if (a.collapsed && b.collapsed) compare(d, "/collapsed", *a.collapsed, *b.collapsed);
-    d.field("/explain(present)", a.explain.has_value(), b.explain.has_value());
-    if (a.explain && b.explain) compare(d, "/explain", *a.explain, *b.explain);
-    d.field("/provenance(present)", a.provenance.has_value(), b.provenance.has_value());
-    if (a.provenance && b.provenance) compare(d, "/provenance", *a.provenance, *b.provenance);
-    d.field("/(extras)", a.extras, b.extras);
+    compare_record(d, "", a, b);
     d.field("/(collapsed_only)", a.collapsed_only, b.collapsed_only);
 }
 

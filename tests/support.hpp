@@ -61,6 +61,8 @@ std::string list_diagnostics(const schema::Diagnostics& d, std::size_t max = 20)
 
 std::string show(const schema::JsonValue& v);
 
+template <class T> struct HasText;  // below Diff: whether Diff::text(T) exists
+
 // Collects the fields that differ ("nodes/12/op: 'linear:q' != 'rms_norm'") and counts every
 // field compared, so a test can also check that the comparison looked at something.
 class Diff {
@@ -99,8 +101,13 @@ public:
     }
     static std::string text(const schema::Symbol& s) { return s.name + "=" + std::to_string(s.value); }
     static std::string text(const schema::TemplateArg& a) { return a.name + "=" + (a.value ? std::to_string(*a.value) : "null"); }
-    template <class T> static std::string text(const std::optional<T>& o) { return o ? text(*o) : "null"; }
-    template <class T> static std::string text(const std::vector<T>& v) {
+    // Lists and optionals of what has a text (records without one are compared member by member).
+    template <class T>
+        requires HasText<T>::value
+    static std::string text(const std::optional<T>& o) { return o ? text(*o) : "null"; }
+    template <class T>
+        requires HasText<T>::value
+    static std::string text(const std::vector<T>& v) {
         std::string out = "[";
         for (std::size_t i = 0; i < v.size(); ++i) {
             if (i) out += ", ";
@@ -117,10 +124,51 @@ private:
     std::size_t total_ = 0;
 };
 
-// Every member of a described record (schema/record_fields.hpp), by its JSON name, then its extras.
+// Defined once Diff is complete, so that the check sees every overload (an optional of a vector
+// of formats needs the vector's, declared after the optional's).
+template <class T> struct HasText {
+    static constexpr bool value = requires(const T& x) { Diff::text(x); };
+};
+
+// Every member of a described record (schema/record_fields.hpp), by its JSON name, then its
+// extras. A member with a text is one field; a described record without one (a template, the
+// arm), and lists and optionals of them, are compared member by member below it; a list keyed
+// by name is compared item by item under the items' names.
+template <class T> void compare_value(Diff& d, const std::string& at, const T& a, const T& b);
+
 template <schema::Described T> void compare_record(Diff& d, const std::string& at, const T& a, const T& b) {
-    schema::for_each_field<T>([&](const auto& f) { d.field(at + "/" + std::string(f.json), a.*(f.member), b.*(f.member)); });
+    schema::for_each_field<T>([&](const auto& f) {
+        using F = std::decay_t<decltype(f)>;
+        const auto& x = a.*(f.member);
+        const auto& y = b.*(f.member);
+        if constexpr (F::shape == schema::Shape::inlined) {
+            d.field(at + "/(" + std::string(f.json) + ")", x, y);
+        } else if constexpr (F::shape == schema::Shape::keyed_by_name) {
+            const std::string p = at + "/" + std::string(f.json);
+            d.field(p + "/length", static_cast<std::int64_t>(x.size()), static_cast<std::int64_t>(y.size()));
+            for (std::size_t i = 0; i < std::min(x.size(), y.size()); ++i) {
+                d.field(p + "/" + x[i].name + "/(name)", x[i].name, y[i].name);
+                compare_record(d, p + "/" + x[i].name, x[i], y[i]);
+            }
+        } else {
+            compare_value(d, at + "/" + std::string(f.json), x, y);
+        }
+    });
     d.field(at + "/(extras)", a.extras, b.extras);
+}
+
+template <class T> void compare_value(Diff& d, const std::string& at, const T& a, const T& b) {
+    if constexpr (HasText<T>::value) {
+        d.field(at, a, b);
+    } else if constexpr (schema::Described<T>) {
+        compare_record(d, at, a, b);
+    } else if constexpr (requires { a.has_value(); }) {
+        d.field(at + "(present)", a.has_value(), b.has_value());
+        if (a && b) compare_value(d, at, *a, *b);
+    } else {
+        d.field(at + "/length", static_cast<std::int64_t>(a.size()), static_cast<std::int64_t>(b.size()));
+        for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) compare_value(d, at + "/" + std::to_string(i), a[i], b[i]);
+    }
 }
 
 void compare(Diff& d, const std::string& at, const schema::Node& a, const schema::Node& b);

@@ -1,5 +1,5 @@
 // The published measurements kbp's cost is calibrated against (samples/measurements.json, issue
-// 13): the file passes its JSON Schema (schema/kbp-measurements-v1.schema.json) under kbp's own
+// 13): the file passes its JSON Schema (planner/data/schemas/measurements.schema.json) under kbp's own
 // checker, the checker refuses a row without a required member or with a member of the wrong
 // type, and the rows cover what a calibration needs: the four GPU targets, dense and MoE, FP8,
 // NVFP4 and BF16, both splits, a dated https source each, and the Chimera seed's 46.0 tok/s.
@@ -18,7 +18,7 @@ using kbp::planner::check_schema;
 using kbp::test::OJson;
 
 const OJson& schema() {
-    static const OJson s = OJson::parse(kbp::test::slurp(kbp::test::source_dir() + "/schema/kbp-measurements-v1.schema.json"));
+    static const OJson s = OJson::parse(kbp::test::slurp(kbp::test::source_dir() + "/planner/data/schemas/measurements.schema.json"));
     return s;
 }
 
@@ -66,7 +66,7 @@ TEST_CASE("measurements: a row without a required member, or with a wrong type, 
         OJson value;
     };
     for (const auto& [member, value] : {Bad{"decode_tok_s", "fast"}, Bad{"decode_tok_s", 0}, Bad{"tp", 1.5}, Bad{"batch", 0},
-                                        Bad{"precision", "fp9"}, Bad{"device", "h300"}, Bad{"split", "train"},
+                                        Bad{"precision", "fp9"}, Bad{"device", "H 100"}, Bad{"split", "train"},
                                         Bad{"architecture", "sparse"}, Bad{"input_tokens", "long"}, Bad{"model", ""}}) {
         INFO(member << " = " << value.dump());
         OJson doc = measurements();

@@ -1,0 +1,241 @@
+#include "planner/calibrate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "planner/check_data.hpp"
+
+namespace kbp::planner {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// A measurement row as the fit reads it, with the plan that prices it (when kbp can make one).
+struct Costed {
+    CalibrationRow* row;
+    std::string target;
+    schema::Blueprint plan;
+    double measured_step_us = 0;  // one decode step of `batch` rows, as measured
+};
+
+// The recipe a published precision is planned with; absent: kbp has none for it (yet).
+std::optional<std::string> recipe_for(const Json& recipes, const std::string& precision) {
+    if (auto it = recipes.find(precision); it != recipes.end() && it->is_string()) return it->get<std::string>();
+    return std::nullopt;
+}
+
+double relative_error(double estimate, double measured) { return std::abs(estimate / measured - 1.0); }
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+Result<double> step_us(const Planner& planner, const Costed& c, const Calibration& calibration) {
+    CostOptions options;
+    options.context = c.row->context;
+    options.target = c.target;
+    options.calibration = calibration;
+    auto cost = estimate_cost(planner.catalog(), c.plan, options);
+    if (!cost) return cost.error();
+    return cost->total.time_us;
+}
+
+// The overhead that least-squares the relative error of `steps` (at one efficiency) against the
+// measured steps: d/dS sum((T_i + S) / M_i - 1)^2 = 0, and at least 0.
+double best_overhead(const std::vector<double>& steps, const std::vector<const Costed*>& rows) {
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        double m = rows[i]->measured_step_us;
+        num += (m - steps[i]) / (m * m);
+        den += 1.0 / (m * m);
+    }
+    return std::max(0.0, num / den);
+}
+
+Result<TargetFit> fit_target(const Planner& planner, const std::string& target, const std::vector<const Costed*>& rows) {
+    TargetFit best;
+    best.target = target;
+    double best_loss = INFINITY;
+    // Efficiency by search over 0.20..1.00 in steps of 0.005: each candidate re-costs the rows
+    // (the step time is a sum of per-kernel maxima, not linear in it).
+    for (int k = 200; k <= 1000; k += 5) {
+        const double efficiency = k / 1000.0;
+        std::vector<double> steps;
+        for (const Costed* c : rows) {
+            auto t = step_us(planner, *c, Calibration{efficiency, 0.0, ""});
+            if (!t) return t.error();
+            steps.push_back(*t);
+        }
+        const double overhead = rows.size() > 1 ? best_overhead(steps, rows) : 0.0;
+        double loss = 0;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            double e = (steps[i] + overhead) / rows[i]->measured_step_us - 1.0;
+            loss += e * e;
+        }
+        if (loss < best_loss - 1e-12) {
+            best_loss = loss;
+            best.calibration = Calibration{efficiency, std::round(overhead * 10.0) / 10.0, ""};
+        }
+    }
+    for (const Costed* c : rows) best.fitted_on.push_back(c->row->id);
+    return best;
+}
+
+std::string fmt(const char* format, double v) {
+    char s[64];
+    std::snprintf(s, sizeof s, format, v);
+    return s;
+}
+
+}  // namespace
+
+Result<CalibrationReport> calibrate(const Planner& planner, const std::string& measurements_path) {
+    Catalog catalog = planner.catalog().share();
+    auto file = catalog.file("measurements", measurements_path);
+    if (!file) return file.error();
+    if (auto s = check_data_file(**file, catalog); !s) return s.error();
+    const Json& doc = (*file)->json;
+    const Json recipes = doc.value("kbp_recipes", Json::object());
+    const std::filesystem::path folder = std::filesystem::path(measurements_path).parent_path();
+
+    CalibrationReport report;
+    report.measurements = measurements_path;
+    report.sha256 = (*file)->sha256;
+    const Json& rows = doc.at("rows");
+    report.rows.reserve(rows.size());
+    std::vector<Costed> costed;
+    costed.reserve(rows.size());
+    for (const Json& m : rows) {
+        CalibrationRow& row = report.rows.emplace_back();
+        row.id = m.at("id").get<std::string>();
+        row.split = m.at("split").get<std::string>();
+        row.model = m.at("model").get<std::string>();
+        row.device = m.at("device").get<std::string>();
+        row.precision = m.at("precision").get<std::string>();
+        row.engine = m.at("engine").get<std::string>();
+        row.measured_tok_s = m.at("decode_tok_s").get<double>();
+        row.batch = m.at("batch").get<std::int64_t>();
+        // The cache grows from the prompt to the prompt plus the output: its mean length.
+        const std::int64_t input = m.at("input_tokens").is_null() ? 0 : m.at("input_tokens").get<std::int64_t>();
+        const std::int64_t output = m.at("output_tokens").is_null() ? 0 : m.at("output_tokens").get<std::int64_t>();
+        row.context = input + output / 2;
+        auto recipe = recipe_for(recipes, row.precision);
+        if (m.at("kbp_sample").is_null()) row.not_costed = "no kbp config for this model";
+        else if (m.at("device_count").get<std::int64_t>() > 1) row.not_costed = "runs on several devices";
+        else if (!recipe) row.not_costed = "no kbp recipe for " + row.precision;
+        else if (catalog.all("targets").end() == std::find_if(catalog.all("targets").begin(), catalog.all("targets").end(),
+                                                              [&](const DataFile* t) { return t->name == row.device; }))
+            row.not_costed = "no kbp target " + row.device;
+        if (!row.not_costed.empty()) continue;
+        PlanRequest request;
+        request.config_path = (folder / m.at("kbp_sample").get<std::string>() / "config.json").string();
+        request.arm = "decode";
+        request.rows = row.batch;
+        request.recipe = *recipe;
+        request.target = row.device;
+        request.command = "kbp calibrate " + measurements_path;
+        auto plan = planner.plan(request);
+        if (!plan) {
+            row.not_costed = "kbp plan: " + plan.error().text();
+            continue;
+        }
+        Costed c{&row, row.device, std::move(plan->blueprint), 1e6 * static_cast<double>(row.batch) / row.measured_tok_s};
+        auto bare = step_us(planner, c, Calibration{});
+        if (!bare) return bare.error();
+        row.before_tok_s = 1e6 * static_cast<double>(row.batch) / *bare;
+        costed.push_back(std::move(c));
+    }
+
+    // One fit per target that has fit rows; its held-out rows are only costed with the result.
+    std::map<std::string, std::vector<const Costed*>> fit_rows;
+    for (const Costed& c : costed)
+        if (c.row->split == "fit") fit_rows[c.target].push_back(&c);
+    for (const auto& [target, rows_of_target] : fit_rows) {
+        auto fit = fit_target(planner, target, rows_of_target);
+        if (!fit) return fit.error();
+        fit->calibration.origin = "kbp calibrate " + std::filesystem::path(measurements_path).filename().string() + " (sha256 " +
+                                  report.sha256.substr(0, 12) + "): " + std::to_string(rows_of_target.size()) + " fit rows";
+        report.fits.push_back(std::move(*fit));
+    }
+    for (Costed& c : costed) {
+        auto fit = std::find_if(report.fits.begin(), report.fits.end(), [&](const TargetFit& f) { return f.target == c.target; });
+        if (fit == report.fits.end()) {
+            c.row->after_tok_s = c.row->before_tok_s;  // nothing to fit on: the bare roofline stands
+            continue;
+        }
+        auto t = step_us(planner, c, fit->calibration);
+        if (!t) return t.error();
+        c.row->after_tok_s = 1e6 * static_cast<double>(c.row->batch) / *t;
+    }
+    for (TargetFit& f : report.fits) {
+        std::vector<double> errors;
+        for (const Costed& c : costed)
+            if (c.target == f.target && c.row->split == "fit") errors.push_back(relative_error(*c.row->after_tok_s, c.row->measured_tok_s));
+        f.median_error = median(errors);
+        f.max_error = errors.empty() ? 0 : *std::max_element(errors.begin(), errors.end());
+    }
+    return report;
+}
+
+std::string calibration_text(const CalibrationReport& r, bool markdown) {
+    std::string out;
+    auto cell = [&](const std::vector<std::string>& cells) {
+        if (markdown) {
+            out += "|";
+            for (const auto& c : cells) out += " " + c + " |";
+            out += "\n";
+            return;
+        }
+        char line[512];
+        std::snprintf(line, sizeof line, "%-46.46s %-8s %-6s %-6s %9s %9s %9s %7s %7s  %s\n", cells[0].c_str(), cells[1].c_str(), cells[2].c_str(),
+                      cells[3].c_str(), cells[4].c_str(), cells[5].c_str(), cells[6].c_str(), cells[7].c_str(), cells[8].c_str(),
+                      cells[9].c_str());
+        out += line;
+    };
+    out += markdown ? "" : "calibration on " + r.measurements + " (sha256 " + r.sha256.substr(0, 12) + ")\n\n";
+    cell({"row", "split", "device", "format", "measured", "roofline", "fitted", "ratio", "error", "note"});
+    if (markdown) out += "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n";
+    std::vector<double> held_out;
+    for (const auto& row : r.rows) {
+        std::string before = row.before_tok_s ? fmt("%.1f", *row.before_tok_s) : "-";
+        std::string after = row.after_tok_s ? fmt("%.1f", *row.after_tok_s) : "-";
+        std::string ratio = row.after_tok_s ? fmt("%.2f", *row.after_tok_s / row.measured_tok_s) : "-";
+        std::string error = row.after_tok_s ? fmt("%.1f%%", 100.0 * relative_error(*row.after_tok_s, row.measured_tok_s)) : "-";
+        if (row.after_tok_s && row.split == "held_out") held_out.push_back(relative_error(*row.after_tok_s, row.measured_tok_s));
+        cell({row.id, row.split, row.device, row.precision, fmt("%.1f", row.measured_tok_s), before, after, ratio, error, row.not_costed});
+    }
+    out += "\n";
+    for (const auto& f : r.fits) {
+        char line[512];
+        std::snprintf(line, sizeof line, "%s%s: bandwidth efficiency %.3f, step overhead %.1f us, on %zu fit rows (median error %.1f%%, largest %.1f%%)\n",
+                      markdown ? "- " : "fitted ", f.target.c_str(), f.calibration.bandwidth_efficiency, f.calibration.step_overhead_us,
+                      f.fitted_on.size(), 100.0 * f.median_error, 100.0 * f.max_error);
+        out += line;
+    }
+    if (!held_out.empty()) {
+        char line[256];
+        std::snprintf(line, sizeof line, "%sheld out: %zu rows costed, median error %.1f%%, largest %.1f%%, %zu within 15%%\n",
+                      markdown ? "- " : "", held_out.size(), 100.0 * median(held_out), 100.0 * *std::max_element(held_out.begin(), held_out.end()),
+                      static_cast<std::size_t>(std::count_if(held_out.begin(), held_out.end(), [](double e) { return e <= 0.15; })));
+        out += line;
+    }
+    return out;
+}
+
+std::string calibration_file(const TargetFit& f) {
+    Json o = Json::object();
+    o["target"] = f.target;
+    o["bandwidth_efficiency"] = f.calibration.bandwidth_efficiency;
+    o["step_overhead_us"] = f.calibration.step_overhead_us;
+    o["origin"] = f.calibration.origin;
+    o["fitted_on"] = f.fitted_on;
+    o["fit_error"] = {{"median", std::round(f.median_error * 1e4) / 1e4}, {"max", std::round(f.max_error * 1e4) / 1e4}};
+    return o.dump(2) + "\n";
+}
+
+}  // namespace kbp::planner

@@ -1,0 +1,187 @@
+// kbp calibrate (planner/calibrate.hpp): on a synthetic target whose "measurements" were made by
+// kbp's own cost with known figures, the fit recovers those figures; held-out rows never inform
+// it; a calibration file changes `kbp stats --cost` as its figures say; a broken measurement
+// file is refused with its place.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "planner/calibrate.hpp"
+#include "planner/cost.hpp"
+#include "support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using kbp::planner::Calibration;
+using kbp::planner::Planner;
+using kbp::test::OJson;
+
+void write(const std::string& path, const std::string& text) {
+    fs::create_directories(fs::path(path).parent_path());
+    std::ofstream(path) << text;
+}
+
+// A catalog folder with target "synth": an H100 with another bandwidth and launch overhead.
+void add_synthetic_target(const kbp::test::TempDir& dir) {
+    OJson t = OJson::parse(kbp::test::slurp(kbp::test::source_dir() + "/planner/data/targets/h100.json"));
+    t["name"] = "synth";
+    t["memory_bandwidth_gbps"] = 2000;
+    t["launch_overhead_us"] = 4.0;
+    write(dir.file("catalog/targets/synth.json"), t.dump(2));
+}
+
+struct Sample {
+    const char* folder;
+    const char* precision;
+    const char* recipe;
+    std::int64_t input, output;
+};
+constexpr Sample samples[] = {
+    {"llama-3.1-8b", "fp8", "fp8-dynamic", 128, 256},
+    {"qwen3-8b", "bf16", "bf16", 1024, 512},
+    {"qwen2.5-7b", "bf16", "bf16", 4096, 256},
+    {"phi-3-mini-4k", "fp8", "fp8-dynamic", 256, 256},
+};
+
+// kbp's own cost of `s` on "synth": with `c`, or with the catalog's calibration when none.
+kbp::planner::CostReport synthetic_cost(const Planner& planner, const Sample& s, std::optional<Calibration> c) {
+    kbp::planner::PlanRequest request;
+    request.config_path = kbp::test::source_dir() + "/samples/" + s.folder + "/config.json";
+    request.recipe = s.recipe;
+    request.target = "synth";
+    auto plan = planner.plan(request);
+    REQUIRE(plan);
+    kbp::planner::CostOptions options;
+    options.context = s.input + s.output / 2;
+    options.target = "synth";
+    options.calibration = std::move(c);
+    auto cost = kbp::planner::estimate_cost(planner.catalog(), plan->blueprint, options);
+    REQUIRE(cost);
+    return *cost;
+}
+
+// The tokens/s kbp's own cost gives `s` on "synth" with `c`: what the fit must find again.
+double synthetic_tok_s(const Planner& planner, const Sample& s, const Calibration& c) { return synthetic_cost(planner, s, c).tokens_per_s; }
+
+OJson row(const Sample& s, const char* split, double tok_s) {
+    return OJson{{"id", std::string("synth-") + s.folder},
+                 {"split", split},
+                 {"model", s.folder},
+                 {"checkpoint", nullptr},
+                 {"kbp_sample", s.folder},
+                 {"architecture", "dense"},
+                 {"precision", s.precision},
+                 {"device", "synth"},
+                 {"device_variant", "a synthetic H100 at 2 TB/s"},
+                 {"device_count", 1},
+                 {"tp", 1},
+                 {"batch", 1},
+                 {"input_tokens", s.input},
+                 {"output_tokens", s.output},
+                 {"engine", "kbp"},
+                 {"engine_version", "test"},
+                 {"decode_tok_s", tok_s},
+                 {"reported", {{"metric", "decode_tok_s"}, {"value", tok_s}}},
+                 {"source", {{"url", "https://example.invalid/synthetic"}, {"title", "synthetic"}, {"date", "2026-12-03"}, {"date_kind", "measured"}}},
+                 {"derivation", "kbp's own cost with known figures"}};
+}
+
+// samples/<folder>/config.json beside the measurement file, as calibrate looks for them.
+void link_samples(const kbp::test::TempDir& dir) {
+    fs::create_directories(dir.file("m"));
+    for (const auto& s : samples) fs::create_directory_symlink(kbp::test::source_dir() + "/samples/" + s.folder, dir.file(std::string("m/") + s.folder));
+}
+
+OJson measurements(std::vector<OJson> rows) {
+    return OJson{{"schema", "kbp-measurements/v1"},
+                 {"kbp_recipes", {{"bf16", "bf16"}, {"fp8", "fp8-dynamic"}}},
+                 {"rows", std::move(rows)}};
+}
+
+// The catalog with "synth" and the samples beside a measurement file under dir/m, loaded.
+Planner synthetic_setup(const kbp::test::TempDir& dir) {
+    add_synthetic_target(dir);
+    link_samples(dir);
+    auto planner = Planner::load(dir.file("catalog"));
+    REQUIRE(planner);
+    return std::move(*planner);
+}
+
+}  // namespace
+
+TEST_CASE("calibrate recovers the efficiency and step overhead a synthetic target was measured with", "[calibrate]") {
+    kbp::test::TempDir dir;
+    auto planner = synthetic_setup(dir);
+    const Calibration truth{0.62, 180.0, ""};
+    std::vector<OJson> rows;
+    rows.push_back(row(samples[0], "fit", synthetic_tok_s(planner, samples[0], truth)));
+    rows.push_back(row(samples[1], "fit", synthetic_tok_s(planner, samples[1], truth)));
+    rows.push_back(row(samples[2], "fit", synthetic_tok_s(planner, samples[2], truth)));
+    // Held out, and measured as if the device were twice as fast: it must not move the fit.
+    rows.push_back(row(samples[3], "held_out", 2.0 * synthetic_tok_s(planner, samples[3], truth)));
+    write(dir.file("m/measurements.json"), measurements(rows).dump(2));
+
+    auto report = kbp::planner::calibrate(planner, dir.file("m/measurements.json"));
+    INFO((report ? std::string() : report.error().text()));
+    REQUIRE(report);
+    REQUIRE(report->fits.size() == 1);
+    const auto& fit = report->fits[0];
+    CHECK(fit.target == "synth");
+    CHECK(fit.calibration.bandwidth_efficiency == Approx(0.62).margin(0.0051));
+    CHECK(fit.calibration.step_overhead_us == Approx(180.0).margin(6.0));
+    CHECK(fit.fitted_on == std::vector<std::string>{"synth-llama-3.1-8b", "synth-qwen3-8b", "synth-qwen2.5-7b"});
+    CHECK(fit.max_error < 0.01);
+    // The bare roofline is faster than the measurement by the lost bandwidth and overhead.
+    for (const auto& r : report->rows) {
+        REQUIRE(r.before_tok_s);
+        REQUIRE(r.after_tok_s);
+        CHECK(*r.before_tok_s > r.measured_tok_s * (r.split == "fit" ? 1.2 : 0.6));
+    }
+    // The held-out row is judged with the fit: half its (doubled) measurement.
+    CHECK(*report->rows[3].after_tok_s / report->rows[3].measured_tok_s == Approx(0.5).margin(0.01));
+    const std::string text = kbp::planner::calibration_text(*report);
+    CHECK(text.find("fitted synth: bandwidth efficiency 0.620") != std::string::npos);
+    CHECK(text.find("held out: 1 rows costed, median error 50.0%") != std::string::npos);
+}
+
+TEST_CASE("a calibration file slows kbp stats --cost as its figures say", "[calibrate][cost]") {
+    kbp::test::TempDir dir;
+    add_synthetic_target(dir);
+    auto bare_planner = Planner::load(dir.file("catalog"));
+    REQUIRE(bare_planner);
+    const double bare = synthetic_tok_s(*bare_planner, samples[0], Calibration{});
+    const double expected = synthetic_tok_s(*bare_planner, samples[0], Calibration{0.5, 300.0, ""});
+    write(dir.file("catalog/calibrations/synth.json"),
+          R"({"target": "synth", "bandwidth_efficiency": 0.5, "step_overhead_us": 300, "origin": "by hand", "fitted_on": ["x"]})");
+    auto planner = Planner::load(dir.file("catalog"));
+    REQUIRE(planner);
+    const auto cost = synthetic_cost(*planner, samples[0], std::nullopt);
+    REQUIRE(cost.calibration);
+    CHECK(cost.calibration->origin == "by hand");
+    CHECK(cost.tokens_per_s == Approx(expected).epsilon(1e-9));
+    CHECK(cost.tokens_per_s < 0.6 * bare);
+    const std::string text = kbp::planner::cost_text(cost);
+    CHECK(text.find("calibrated step time") != std::string::npos);
+    CHECK(text.find("calibration: 50% of the datasheet bandwidth, +300.0 us per step (by hand)") != std::string::npos);
+}
+
+TEST_CASE("calibrate refuses a broken measurement file with its place, and a calibration of an unknown target", "[calibrate][errors]") {
+    kbp::test::TempDir dir;
+    auto planner = synthetic_setup(dir);
+    OJson bad = measurements({row(samples[0], "fit", 100.0)});
+    bad["rows"][0].erase("decode_tok_s");
+    write(dir.file("m/bad.json"), bad.dump(2));
+    auto report = kbp::planner::calibrate(planner, dir.file("m/bad.json"));
+    REQUIRE_FALSE(report);
+    CHECK(report.error().text().find("bad.json: /rows/0") != std::string::npos);
+    CHECK(report.error().text().find("decode_tok_s") != std::string::npos);
+
+    write(dir.file("catalog/calibrations/nope.json"),
+          R"({"target": "h10", "bandwidth_efficiency": 0.5, "step_overhead_us": 0, "origin": "x", "fitted_on": ["x"]})");
+    auto broken = Planner::load(dir.file("catalog"));
+    REQUIRE_FALSE(broken);
+    CHECK(broken.error().text().find("calibrations/nope.json: /target") != std::string::npos);
+}
