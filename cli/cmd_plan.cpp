@@ -20,7 +20,7 @@ namespace {
 const std::vector<OptionSpec> plan_options{
     {"--arm", "", true},     {"--rows", "", true},       {"--arms", "", true},   {"--target", "", true},
     {"--recipe", "", true},  {"--set", "", true, true},  {"--catalog", "", true}, {"--output", "-o", true},
-    {"--ranges", "", true},
+    {"--ranges", "", true},  {"--tp", "", true},
     {"--compact", ""},       {"--quiet", "-q"},
 };
 
@@ -49,6 +49,14 @@ std::optional<planner::PlanRequest> request_of(const char* command, const Args& 
             return std::nullopt;
         }
         r.rows = *v;
+    }
+    if (auto tp = args.value("--tp")) {
+        auto v = parse_int(*tp);
+        if (!v || *v < 1 || *v > 1024) {
+            code = usage_error(command, "--tp takes a whole number of devices from 1 to 1024");
+            return std::nullopt;
+        }
+        r.tp = *v;
     }
     r.target = args.value("--target");
     r.recipe = args.value("--recipe");

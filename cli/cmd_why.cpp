@@ -53,6 +53,7 @@ int run_why(int argc, char** argv) {
     r.config_path = *config;
     r.arm = std::string(b->arm.mode.name());
     r.rows = b->arm.rows;
+    if (b->arm.parallel) r.tp = b->arm.parallel->tp;  // a tensor-parallel plan replays its split
     r.catalog_dir = args->value("--catalog");
     // A recipe or target from the catalog is named; one read by path is found again by path.
     const auto& files = b->provenance->files;

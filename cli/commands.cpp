@@ -9,7 +9,7 @@ namespace {
 const std::array<Command, 13> table{{
     {"plan", "plan a model's inference as kernels",
      "usage: kbp plan CONFIG [--arm MODE] [--rows N] [--target NAME|FILE] [--recipe NAME|FILE]\n"
-     "                [--set key=value]... [--ranges FILE] [--catalog DIR] [-o OUT] [--compact]\n"
+     "                [--set key=value]... [--ranges FILE] [--tp N] [--catalog DIR] [-o OUT] [--compact]\n"
      "       kbp plan CONFIG --arms all|ARM[:ROWS],... -o DIR\n\n"
      "Turns a HuggingFace-style config.json into a kbp-graph/v2 blueprint for one arm (--arm, default\n"
      "decode) at its rows (--rows): decode (default 1) 1 row, multi_seq (default 8) 2-128,\n"
@@ -21,6 +21,10 @@ const std::array<Command, 13> table{{
      "ops/), each checked against its kind's schema as it loads (a problem: FILE: /pointer: message).\n"
      "--arms writes one file per arm into DIR ('all' = the 17 arms decode, multi_seq 2-128, verify\n"
      "2-8, draft). Every plan is validated before it is written.\n\n"
+     "--tp N (tensor parallelism, default 1) plans one of N devices of the target: the query and KV\n"
+     "heads and the MLP / expert intermediate widths are divided by N (a config field N does not\n"
+     "divide is refused, naming it), and arm.parallel records the all-reduce after o_proj and after\n"
+     "down_proj over the target's interconnect, which 'kbp stats --cost' adds to the step time.\n\n"
      "GPNPU targets (qc-n, qc-p, qc-u; recipe chimera-w4a16) plan FixedPoint32 activations: --ranges\n"
      "FILE gives the calibrated tensor ranges (kbp-ranges/v1) their fractional bits and the custom\n"
      "ops' template arguments follow from; without it they stay unknown (fx32/f?). Knobs: --set\n"

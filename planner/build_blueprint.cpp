@@ -11,6 +11,7 @@
 #include "planner/data_schema.hpp"
 #include "planner/limits.hpp"
 #include "planner/passes.hpp"
+#include "planner/tensor_parallel.hpp"
 #include "schema/bytes.hpp"
 #include "schema/sha256.hpp"
 #include "schema/templates.hpp"
@@ -154,6 +155,7 @@ Result<schema::Blueprint> build_blueprint(Ir& ir) {
 
     // The arm's digest covers what the arm decided: its layers, nodes, edges and groups, written
     // before anything else joins the plan (streamed into the digest, not held as text).
+    record_parallel(ir, b);  // --tp N: the split and its all-reduces
     schema::Sha256 digest;
     schema::write_blueprint(b, {.pretty = false}, [&](std::string_view text) { digest.add(text); });
     b.arm.digest = digest.hex();

@@ -276,6 +276,8 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
         family_time[family] += gc.time_us;
     }
     r.groups = std::move(groups);
+    r.communication = tp_communication(b);  // tensor parallelism's all-reduces (tp_cost.hpp)
+    r.total.time_us += r.communication.time_us;
     r.total.rule = "step";
     r.total.time_us += calibration.step_overhead_us;
     // Does it fit: every weight stored plus the caches at the context length.
@@ -370,6 +372,7 @@ std::string cost_text(const CostReport& r, std::size_t top_groups) {
                       r.calibration->origin.empty() ? "given" : r.calibration->origin.c_str());
         out += line;
     }
+    out += tp_cost_line(r.communication);
     if (r.what_if) out += "  WHAT-IF: " + r.what_if_reason + "\n";
     if (r.memory_bytes > 0) out += "  memory: " + memory_fit_text(r) + "\n";
     if (r.compute_tops > 0) {
@@ -442,6 +445,9 @@ std::string cost_json(const CostReport& r) {
                           {"state_bytes", g.state_bytes}, {"flops", g.flops}, {"time_us", g.time_us}, {"bound", g.bound}});
     o["groups"] = std::move(groups);
     if (!r.notes.empty()) o["notes"] = r.notes;
+    if (r.communication.tp > 1)
+        o["parallel"] = {{"tp", r.communication.tp}, {"all_reduces", r.communication.all_reduces},
+                         {"all_reduce_bytes", r.communication.bytes}, {"time_us", r.communication.time_us}};
     return o.dump(2) + "\n";
 }
 

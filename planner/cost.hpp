@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "planner/tp_cost.hpp"
 #include "schema/blueprint.hpp"
 #include "schema/result.hpp"
 
@@ -75,6 +76,7 @@ struct CostReport {
     std::vector<GroupCost> groups;
     GroupCost total;
     double tokens_per_s = 0;
+    TpCost communication;  // --tp N: the step's all-reduces, included in total.time_us
     std::vector<std::pair<std::string, double>> time_by_family;  // us per step, largest first
     std::vector<std::string> notes;  // what the estimate leaves out (state a plan's symbols cannot size)
     std::optional<Calibration> calibration;  // applied, when the target has one (or options gave one)

@@ -7,6 +7,7 @@
 
 #include "planner/expr.hpp"
 #include "planner/passes.hpp"
+#include "planner/tensor_parallel.hpp"
 #include "schema/numbers.hpp"
 
 namespace kbp::planner {
@@ -68,6 +69,7 @@ Status resolve_symbols(Ir& ir) {
     std::map<std::string, std::string> field_of;  // symbol -> the config field it came from
 
     const Json symbols = arch.value("symbols", Json::object());
+    TensorSplit tensor_split(ir);  // --tp N: per-device heads and widths
     for (const auto& [name, spec] : symbols.items()) {
         const std::string where = origin + ": /symbols/" + name;
         // The alternatives and the default this symbol has.
@@ -137,8 +139,10 @@ Status resolve_symbols(Ir& ir) {
             if (field_of.count(name)) return bad_config(ir, field_of[name], what);
             return ir.config_error({name}, "symbol '" + name + "' = " + what, *value < lo);
         }
+        tensor_split.split(name, field_of.count(name) ? field_of[name] : std::string(), *value);
         ir.symbols.push_back({name, *value});
     }
+    if (auto s = tensor_split.status(); !s) return s;
 
     // The architecture's consistency checks: a config that cannot be a model is refused.
     const Json checks = arch.value("checks", Json::array());

@@ -8,6 +8,7 @@
 #include "planner/cost.hpp"
 #include "planner/state_bytes.hpp"
 #include "planner/passes.hpp"
+#include "planner/tensor_parallel.hpp"
 #include "schema/memory.hpp"
 #include "schema/names.hpp"
 #include "schema/numbers.hpp"
@@ -35,6 +36,7 @@ Result<Ir> run(const Catalog& loaded, const PlanRequest& request) {
     Ir ir;
     ir.request = request;
     if (auto s = resolve_inputs(ir, catalog); !s) return s.error();
+    if (auto s = check_interconnect(ir); !s) return s.error();
     for (auto pass : {expand_layers, assign_precision, insert_smoothing, insert_quant, choose_kernels, form_groups, assign_fraction_bits,
                       describe_steps, check_budgets})
         if (auto s = pass(ir); !s) return s.error();
@@ -114,7 +116,13 @@ Result<PlanOutput> Planner::plan(const PlanRequest& request) const {
     // activations live at once.
     if (auto cost = estimate_cost(catalog_, *b, CostOptions{}); cost && cost->memory_bytes > 0 && cost->headroom_bytes < 0) {
         std::string model = std::filesystem::path(request.config_path).parent_path().filename().string();
-        ir->warnings.push_back((model.empty() ? std::string("the model") : model) + " on " + cost->target + " " + memory_fit_text(*cost));
+        std::string warning = ir->target->origin + ": /memory_bytes: " + (model.empty() ? std::string("the model") : model) + " on " +
+                              cost->target + " " + memory_fit_text(*cost);
+        // How many devices' memory the weights alone need: what --tp must split them over.
+        if (cost->stored_weight_bytes > cost->memory_bytes)
+            warning += "; its weights need " + std::to_string(static_cast<long long>(std::ceil(cost->stored_weight_bytes / cost->memory_bytes))) +
+                       " devices (kbp plan --tp N splits them)";
+        ir->warnings.push_back(std::move(warning));
     }
     return PlanOutput{std::move(*b), ir->warnings, ir->defaults_chosen};
 }

@@ -38,6 +38,7 @@ struct PlanRequest {
     std::optional<std::string> recipe;  // name or path; default: the config's, else the architecture's
     std::optional<std::string> ranges;  // calibrated ranges (kbp-ranges/v1) for FixedPoint32 formats
     std::vector<std::pair<std::string, std::string>> settings;  // --set key=value
+    std::int64_t tp = 1;  // tensor parallelism: devices the heads and MLP widths split over (tensor_parallel.hpp)
     std::optional<std::string> catalog_dir;  // read by make_plan and why_node; a Planner has its catalog
     std::string command;  // the command line, for provenance
 };

@@ -71,10 +71,26 @@ using TemplateArgs = std::vector<TemplateArg>;
 // "nn_custom::w4a16NBitsMatMul<24, 31>" ("?" for an unknown value).
 std::string kernel_signature(const std::string& kernel, const TemplateArgs& args);
 
+// Tensor parallelism (kbp plan --tp N): the plan is one device's share of the model, its heads
+// and MLP / expert widths divided by tp, and each step all-reduces the partial sums of the
+// projections back into the hidden width over the target's interconnect.
+struct Parallel {
+    std::int64_t tp = 1;                     // devices the model is split over
+    std::string interconnect;                // the target's link ("NVLink 4")
+    std::int64_t bandwidth_mbps = 0;         // MB/s one device sends at once
+    std::int64_t latency_ns = 0;             // charged per all-reduce beyond its bytes
+    std::int64_t all_reduces_per_step = 0;   // after o_proj and down_proj: two per layer
+    std::int64_t all_reduce_bytes_per_token = 0;  // one all-reduce, one row: hidden x bytes of its format
+    std::int64_t all_reduce_bytes_per_step = 0;   // all of them, all rows
+    Extras extras;
+    bool operator==(const Parallel&) const = default;
+};
+
 struct Arm {
     ArmMode mode;
     std::int64_t rows = 1;
     std::optional<std::string> digest;
+    std::optional<Parallel> parallel;  // absent: one device
     Extras extras;
     bool operator==(const Arm&) const = default;
 };

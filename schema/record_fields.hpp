@@ -165,6 +165,17 @@ template <> inline constexpr auto record_fields<Arm> = std::tuple{
     field("mode", &Arm::mode),
     field("rows", &Arm::rows, Presence::required, 1, max_rows),
     field("digest", &Arm::digest, Presence::optional_or_null),
+    field("parallel", &Arm::parallel, Presence::optional),
+};
+
+template <> inline constexpr auto record_fields<Parallel> = std::tuple{
+    field("tp", &Parallel::tp, Presence::required, 1, 1024),
+    field("interconnect", &Parallel::interconnect),
+    field("bandwidth_mbps", &Parallel::bandwidth_mbps, Presence::required, 1, max_bytes),
+    field("latency_ns", &Parallel::latency_ns, Presence::required, 0, max_bytes),
+    field("all_reduces_per_step", &Parallel::all_reduces_per_step, Presence::required, 0, max_index),
+    field("all_reduce_bytes_per_token", &Parallel::all_reduce_bytes_per_token, Presence::required, 0, max_bytes),
+    field("all_reduce_bytes_per_step", &Parallel::all_reduce_bytes_per_step, Presence::required, 0, max_bytes),
 };
 
 template <> inline constexpr auto record_fields<Layer> = std::tuple{

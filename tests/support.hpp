@@ -95,6 +95,10 @@ public:
     static std::string text(const schema::Precision& p);
     static std::string text(const schema::EdgeDetail& d);
     static std::string text(const schema::TemplateGroup& g);
+    static std::string text(const schema::Parallel& p) {
+        return "{tp " + std::to_string(p.tp) + " over " + p.interconnect + ", " + std::to_string(p.all_reduces_per_step) + " all-reduces of " +
+               std::to_string(p.all_reduce_bytes_per_token) + " B/token" + (p.extras.empty() ? "" : " +extras") + "}";
+    }
     static std::string text(const schema::Symbol& s) { return s.name + "=" + std::to_string(s.value); }
     static std::string text(const schema::TemplateArg& a) { return a.name + "=" + (a.value ? std::to_string(*a.value) : "null"); }
     // Lists and optionals of what has a text (records without one are compared member by member).

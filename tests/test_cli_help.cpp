@@ -235,8 +235,9 @@ TEST_CASE("kbp catalog lists the targets, recipes and architectures, and what --
     INFO(show(r));
     CHECK(r.exit == 0);
     CHECK(r.err.empty());
-    CHECK_THAT(r.out, Catch::StartsWith("targets (6):\n  b200  NVIDIA B200 (Blackwell datacenter, compute capability 10.0)\n"));
+    CHECK_THAT(r.out, Catch::StartsWith("targets (7):\n  b200  NVIDIA B200 (Blackwell datacenter, compute capability 10.0)\n"));
     CHECK_THAT(r.out, Catch::Contains("\n  h100  NVIDIA H100 SXM5 80 GB (Hopper, compute capability 9.0, 132 SMs)\n"));
+    CHECK_THAT(r.out, Catch::Contains("\n  h200  NVIDIA H200 SXM 141 GB (Hopper, compute capability 9.0, 132 SMs)\n"));
     CHECK_THAT(r.out, Catch::Contains("\nrecipes (6):\n"));
     CHECK_THAT(r.out, Catch::Contains("\n  chimera-w4a16        W4A16 for the Chimera GPNPU, as the Sarashina2.2-3B pipeline builds it [target qc-u]\n"));
     CHECK_THAT(r.out, Catch::Contains("\n  llama        Llama-style dense decoder (Llama 2/3, Mistral, Sarashina) [model_type llama mistral; "
@@ -250,7 +251,7 @@ TEST_CASE("kbp catalog lists the targets, recipes and architectures, and what --
     auto added = kbp_run(dir, "catalog targets --catalog " + quote(dir.file("cat")));
     INFO(show(added));
     CHECK(added.exit == 0);
-    CHECK_THAT(added.out, Catch::StartsWith("targets (7):\n"));
+    CHECK_THAT(added.out, Catch::StartsWith("targets (8):\n"));
     CHECK_THAT(added.out, Catch::Contains("  mygpu  NVIDIA H100 SXM5 80 GB (Hopper, compute capability 9.0, 132 SMs) (" + dir.file("cat/targets/mygpu.json") + ")\n"));
     CHECK_THAT(added.out, !Catch::Contains("recipes"));
     check_refused(kbp_run(dir, "catalog target"), 1, "catalog", "unknown kind 'target' (did you mean 'targets'?)");

@@ -141,6 +141,14 @@ TEST_CASE("data files: fusion rules, targets and the ops files are checked too",
     CHECK(r.message == "has 3 member specs for a pattern of 4 ops (one each)");
     r = refusal(f, [](OJson& d) { d["rules"][0]["members"].erase("kernel"); }, "glm-5.3-flash");
     CHECK(r.where == f + ": /rules/0/members/kernel");
+    r = refusal("targets/h100.json", [](OJson& d) { d["interconnect"]["bandwidth_gbps"] = "fast"; });
+    CHECK(r.where == "targets/h100.json: /interconnect/bandwidth_gbps");
+    CHECK(r.message == "expected a number, not a string");
+    r = refusal("targets/h100.json", [](OJson& d) { d["interconnect"]["latency"] = 2; });
+    CHECK(r.where == "targets/h100.json: /interconnect/latency");
+    CHECK_THAT(r.message, Catch::StartsWith("unknown member 'latency'") && Catch::Contains("latency_us"));
+    r = refusal("targets/h100.json", [](OJson& d) { d["interconnect"].erase("name"); });
+    CHECK(r.where == "targets/h100.json: /interconnect/name");
     r = refusal("targets/h100.json", [](OJson& d) { d["catalogs"][0] = "cuda-generik"; });
     CHECK(r.where == "targets/h100.json: /catalogs/0");
     CHECK_THAT(r.message, Catch::Contains("did you mean 'cuda-generic'?"));

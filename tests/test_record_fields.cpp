@@ -127,6 +127,7 @@ TEST_CASE("every record's table agrees with the JSON Schema member by member", "
     check_against_schema<Precision>("precision");
     check_against_schema<Requant>("requant");
     check_against_schema<Arm>("arm");
+    check_against_schema<Parallel>("parallel");
     check_against_schema<Layer>("layer");
     check_against_schema<Node>("node");
     check_against_schema<Edge>("edge");

@@ -1,0 +1,96 @@
+#include "planner/tensor_parallel.hpp"
+
+#include <array>
+#include <cmath>
+#include <string_view>
+
+#include "planner/ir.hpp"
+
+namespace kbp::planner {
+namespace {
+
+struct SplitField {
+    std::string_view field;
+    std::string_view what;  // "8 kv heads do not split ..."
+};
+
+// In the order a refusal is reported.
+constexpr std::array<SplitField, 8> split_fields{{
+    {"num_key_value_heads", "kv heads"},
+    {"num_attention_heads", "heads"},
+    {"linear_num_key_heads", "linear attention key heads"},
+    {"linear_num_value_heads", "linear attention value heads"},
+    {"intermediate_size", "intermediate width"},
+    {"moe_intermediate_size", "expert intermediate width"},
+    {"shared_expert_intermediate_size", "shared expert intermediate width"},
+    {"ffn_hidden_size", "intermediate width"},
+}};
+
+}  // namespace
+
+TensorSplit::TensorSplit(const Ir& ir) : ir_(ir), tp_(ir.request.tp) {}
+
+void TensorSplit::split(const std::string& /*name*/, const std::string& field, std::int64_t& value) {
+    if (tp_ <= 1 || field.empty()) return;
+    for (std::size_t rank = 0; rank < split_fields.size(); ++rank) {
+        if (split_fields[rank].field != field) continue;
+        if (value % tp_ == 0) {
+            value /= tp_;
+        } else if (static_cast<int>(rank) < refused_rank_) {
+            refused_rank_ = static_cast<int>(rank);
+            refused_ = make_error(ErrorCode::invalid_input, ir_.config->origin + ": /" + field,
+                                  std::to_string(value) + " " + std::string(split_fields[rank].what) + " do" + (value == 1 ? "es" : "") +
+                                      " not split over " + std::to_string(tp_) + " devices (--tp " + std::to_string(tp_) + ")");
+        }
+        return;
+    }
+}
+
+Status TensorSplit::status() const {
+    if (refused_) return *refused_;
+    return Ok{};
+}
+
+Status check_interconnect(const Ir& ir) {
+    if (ir.request.tp <= 1) return Ok{};
+    const auto& t = ir.target->json;
+    auto it = t.find("interconnect");
+    if (it == t.end() || !it->is_object()) {
+        std::string why;
+        if (auto src = t.find("sources"); src != t.end() && src->is_object())
+            if (auto s = src->find("interconnect"); s != src->end() && s->is_string()) why = " (" + s->get<std::string>() + ")";
+        return make_error(ErrorCode::unsupported, ir.target->origin + ": /interconnect",
+                          "target '" + ir.target->name + "' has no interconnect between devices" + why + ": --tp " +
+                              std::to_string(ir.request.tp) + " needs one");
+    }
+    return Ok{};
+}
+
+void record_parallel(const Ir& ir, schema::Blueprint& b) {
+    if (ir.request.tp <= 1) return;
+    const auto& link = ir.target->json["interconnect"];
+    schema::Parallel p;
+    p.tp = ir.request.tp;
+    p.interconnect = link.value("name", std::string());
+    p.bandwidth_mbps = static_cast<std::int64_t>(std::llround(link.value("bandwidth_gbps", 0.0) * 1000.0));
+    p.latency_ns = static_cast<std::int64_t>(std::llround(link.value("latency_us", 0.0) * 1000.0));
+    // A residual add joins the stream and a block's output: under tensor parallelism that output
+    // is each device's partial sum (of o_proj, of down_proj), all-reduced just before the add.
+    // Its bytes are those of the block's output edge (the later producer of the two inputs).
+    std::vector<const schema::Edge*> block_output(b.nodes.size(), nullptr);
+    for (const auto& e : b.edges) {
+        if (e.to < 0 || e.to >= static_cast<std::int64_t>(b.nodes.size())) continue;
+        auto& best = block_output[static_cast<std::size_t>(e.to)];
+        if (!best || e.from > best->from) best = &e;
+    }
+    for (std::size_t i = 0; i < b.nodes.size(); ++i) {
+        if (b.nodes[i].op.kind.id != schema::OpId::residual_add || !block_output[i]) continue;
+        ++p.all_reduces_per_step;
+        std::int64_t bytes = block_output[i]->bytes_per_token.value_or(0);
+        p.all_reduce_bytes_per_token = std::max(p.all_reduce_bytes_per_token, bytes);
+        p.all_reduce_bytes_per_step += bytes * b.arm.rows;
+    }
+    b.arm.parallel = std::move(p);
+}
+
+}  // namespace kbp::planner

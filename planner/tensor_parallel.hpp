@@ -1,0 +1,49 @@
+// Tensor parallelism (kbp plan --tp N), kept apart from the passes it touches:
+//   - while the architecture's symbols resolve, a symbol read straight from a config field that
+//     tensor parallelism splits (query and key/value heads, the MLP, expert and shared-expert
+//     intermediate sizes, linear attention's heads) becomes its per-device value, so every node,
+//     edge and weight the plan builds is one device's share; a field the devices do not divide
+//     is refused, naming it;
+//   - a target with no interconnect refuses a split;
+//   - the built plan records the split (arm.parallel, schema/blueprint.hpp): the interconnect,
+//     and one all-reduce per residual add (after o_proj and after down_proj), each of the
+//     hidden width times the bytes of the partial sum's format per row.
+// tp_cost.hpp prices the all-reduces. With --tp 1 none of this changes a plan.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "schema/blueprint.hpp"
+#include "schema/result.hpp"
+
+namespace kbp::planner {
+
+struct Ir;
+
+// One per resolve_symbols call: splits symbols as they resolve and keeps the refusal to report
+// (a split of the kv heads first: they are the fewest, so they are what a user must change).
+class TensorSplit {
+public:
+    explicit TensorSplit(const Ir& ir);
+    // `value` of symbol `name`, read from config field `field` ("" when read from an expression),
+    // becomes one device's share.
+    void split(const std::string& name, const std::string& field, std::int64_t& value);
+    // The refusal, if a field did not divide.
+    Status status() const;
+
+private:
+    const Ir& ir_;
+    std::int64_t tp_ = 1;
+    std::optional<Error> refused_;
+    int refused_rank_ = 99;
+};
+
+// The target's interconnect when the request splits the model: refused when it has none.
+Status check_interconnect(const Ir& ir);
+
+// Records the split on the plan (b.arm.parallel) from its nodes and edges; nothing at --tp 1.
+void record_parallel(const Ir& ir, schema::Blueprint& b);
+
+}  // namespace kbp::planner

@@ -1,0 +1,29 @@
+#include "planner/tp_cost.hpp"
+
+#include <cstdio>
+
+namespace kbp::planner {
+
+TpCost tp_communication(const schema::Blueprint& b) {
+    TpCost c;
+    if (!b.arm.parallel || b.arm.parallel->tp <= 1) return c;
+    const auto& p = *b.arm.parallel;
+    c.tp = p.tp;
+    c.all_reduces = p.all_reduces_per_step;
+    c.bytes = static_cast<double>(p.all_reduce_bytes_per_step);
+    const double n = static_cast<double>(p.tp);
+    const double sent = c.bytes * 2.0 * (n - 1.0) / n;
+    const double bandwidth = static_cast<double>(p.bandwidth_mbps) * 1e6;  // bytes/s
+    c.time_us = (bandwidth > 0 ? sent / bandwidth * 1e6 : 0.0) + static_cast<double>(p.all_reduces_per_step) * static_cast<double>(p.latency_ns) / 1e3;
+    return c;
+}
+
+std::string tp_cost_line(const TpCost& c) {
+    if (c.tp <= 1) return "";
+    char line[256];
+    std::snprintf(line, sizeof line, "  tensor parallel over %lld devices: %lld all-reduces of %.2f MB per step, %.1f us (in the step time)\n",
+                  static_cast<long long>(c.tp), static_cast<long long>(c.all_reduces), c.bytes / 1e6, c.time_us);
+    return line;
+}
+
+}  // namespace kbp::planner

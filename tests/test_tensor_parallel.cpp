@@ -1,0 +1,185 @@
+// Tensor parallelism (kbp plan --tp N, planner/tensor_parallel.hpp and planner/tp_cost.hpp):
+// a split the config's heads do not divide is refused naming the field; --tp 2 halves every
+// split weight and the KV cache per device and records two all-reduces per layer whose bytes are
+// worked out by hand; the H200 target plans and costs Llama-3.3-70B in bf16.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "cli_runner.hpp"
+#include "planner/cost.hpp"
+#include "planner/plan.hpp"
+#include "schema/reader.hpp"
+#include "schema/writer.hpp"
+#include "support.hpp"
+
+using namespace kbp;
+
+namespace {
+
+std::string llama70b() { return test::source_dir() + "/samples/llama-3.3-70b/config.json"; }
+
+planner::PlanRequest small_llama(std::int64_t tp, const std::string& arm = "decode", std::int64_t rows = 1) {
+    planner::PlanRequest r;
+    r.config_path = KBP_SMALL_LLAMA_CONFIG;
+    r.recipe = "bf16";
+    r.target = "h100";
+    r.arm = arm;
+    r.rows = rows;
+    r.tp = tp;
+    return r;
+}
+
+std::int64_t symbol(const schema::Blueprint& b, const char* name) { return b.symbol(name).value_or(-1); }
+
+}  // namespace
+
+TEST_CASE("tp: a split the heads do not divide is refused, naming the config field", "[planner][tp]") {
+    planner::PlanRequest r;
+    r.config_path = llama70b();
+    r.recipe = "bf16";
+    r.target = "h100";
+    r.tp = 3;
+    auto p = planner::make_plan(r);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error().where == llama70b() + ": /num_key_value_heads");
+    CHECK(p.error().message == "8 kv heads do not split over 3 devices (--tp 3)");
+
+    // 64 query heads and 8 kv heads split over 16 devices: the kv heads are refused.
+    r.tp = 16;
+    p = planner::make_plan(r);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error().where == llama70b() + ": /num_key_value_heads");
+    // The MLP: 28672 does not divide by 5 (nor do the heads).
+    r.tp = 5;
+    p = planner::make_plan(r);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error().where == llama70b() + ": /num_key_value_heads");
+
+    // The command line: one line on stderr, exit 2 (invalid input).
+    test::TempDir dir;
+    auto run = test::kbp_run(dir, "plan " + test::quote(llama70b()) + " --recipe bf16 --target h100 --tp 3");
+    INFO(test::show(run));
+    CHECK(run.exit == 2);
+    CHECK(run.out.empty());
+    CHECK(run.err == "kbp plan: error: " + llama70b() + ": /num_key_value_heads: 8 kv heads do not split over 3 devices (--tp 3)\n");
+    auto bad = test::kbp_run(dir, "plan " + test::quote(llama70b()) + " --tp 0");
+    CHECK(bad.exit == 1);
+    CHECK_THAT(bad.err, Catch::Contains("--tp takes a whole number"));
+}
+
+TEST_CASE("tp: a target without an interconnect refuses a split", "[planner][tp]") {
+    auto r = small_llama(2);
+    r.target = "gb10";
+    auto p = planner::make_plan(r);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error().where == "embedded:targets/gb10.json: /interconnect");
+    CHECK_THAT(p.error().message, Catch::StartsWith("target 'gb10' has no interconnect between devices (none: GB10 is one GPU"));
+}
+
+TEST_CASE("tp: --tp 2 halves the split weights and the KV cache and adds two all-reduces per layer", "[planner][tp][cost]") {
+    // tests/configs/small-llama.json in bf16: hidden 1024, 8 query and 2 KV heads of 128, MLP 4096, 2 layers.
+    auto one = planner::make_plan(small_llama(1));
+    auto two = planner::make_plan(small_llama(2));
+    INFO((one ? std::string() : one.error().text()) << (two ? std::string() : two.error().text()));
+    REQUIRE(one.ok());
+    REQUIRE(two.ok());
+    const auto& b1 = one->blueprint;
+    const auto& b2 = two->blueprint;
+    CHECK_FALSE(b1.arm.parallel.has_value());  // one device: nothing recorded, the plan as before
+    REQUIRE(b2.arm.parallel.has_value());
+    CHECK(symbol(b2, "q_heads") == 4);
+    CHECK(symbol(b2, "kv_heads") == 1);
+    CHECK(symbol(b2, "inter") == 2048);
+    CHECK(symbol(b2, "hidden") == 1024);
+    CHECK(symbol(b2, "head_dim") == 128);  // hidden_size / num_attention_heads of the config, not split
+
+    // The same nodes; each projection's weight is half: q 1024x512, k and v 1024x128, o 512x1024,
+    // gate_up 1024x4096, down 2048x1024.
+    REQUIRE(b1.nodes.size() == b2.nodes.size());
+    const auto& p = *b2.arm.parallel;
+    CHECK(p.tp == 2);
+    CHECK(p.interconnect == "NVLink 4");
+    CHECK(p.bandwidth_mbps == 450000);
+    CHECK(p.latency_ns == 2000);
+    // One all-reduce before each residual add (after o_proj, after down_proj): 2 layers x 2.
+    CHECK(p.all_reduces_per_step == 4);
+    // Each reduces the hidden width in bf16 per row: 1024 x 2 B.
+    CHECK(p.all_reduce_bytes_per_token == 2048);
+    CHECK(p.all_reduce_bytes_per_step == 4 * 2048);
+
+    planner::CostOptions options;  // context 4096
+    auto c1 = planner::estimate_cost(b1, options);
+    auto c2 = planner::estimate_cost(b2, options);
+    REQUIRE(c1.ok());
+    REQUIRE(c2.ok());
+    // bf16 weights of one layer's projections on one device: 2 B x (1024x1024 + 2x1024x256 +
+    // 1024x1024 + 1024x8192 + 4096x1024); --tp 2 halves them, the LM head and embedding stay.
+    const double layer = 2.0 * (1024.0 * 1024 + 2 * 1024.0 * 256 + 1024.0 * 1024 + 1024.0 * 8192 + 4096.0 * 1024);
+    CHECK(c1->total.weight_bytes - c2->total.weight_bytes == Approx(2 * layer / 2));
+    CHECK(c1->stored_weight_bytes - c2->stored_weight_bytes == Approx(2 * layer / 2));
+    // The bf16 KV cache holds 1 of 2 KV heads per device: half the state read and held.
+    CHECK(c2->total.state_bytes == Approx(c1->total.state_bytes / 2));
+    CHECK(c2->resident_state_bytes == Approx(c1->resident_state_bytes / 2));
+
+    // Communication: 4 x 2048 B, of which a ring all-reduce sends 2(tp-1)/tp = 1 times (all of
+    // it) from each device at 450 GB/s, plus 2 us per all-reduce.
+    const double comm_us = 4 * 2048.0 / 450e9 * 1e6 + 4 * 2.0;
+    CHECK(c1->communication.time_us == 0);
+    CHECK(c2->communication.all_reduces == 4);
+    CHECK(c2->communication.time_us == Approx(comm_us));
+    double groups = 0;
+    for (const auto& g : c2->groups) groups += g.time_us;
+    CHECK(c2->total.time_us == Approx(groups + comm_us));
+    CHECK_THAT(planner::cost_text(*c2), Catch::Contains("tensor parallel over 2 devices: 4 all-reduces of 0.01 MB per step"));
+    CHECK_THAT(planner::cost_text(*c1), !Catch::Contains("tensor parallel"));
+
+    // 16 rows of multi_seq: every all-reduce carries 16 rows.
+    auto rows = planner::make_plan(small_llama(2, "multi_seq", 16));
+    REQUIRE(rows.ok());
+    CHECK(rows->blueprint.arm.parallel->all_reduce_bytes_per_step == 4 * 16 * 2048);
+
+    // The record survives the writer and the reader.
+    auto text = schema::write_blueprint(b2, {.pretty = true});
+    auto back = schema::read_blueprint(text, "tp2.json");
+    REQUIRE(back.ok());
+    REQUIRE(back->arm.parallel.has_value());
+    CHECK(*back->arm.parallel == p);
+}
+
+TEST_CASE("tp: Llama-3.3-70B in bf16 needs two H100s, fits one H200", "[planner][tp][cost]") {
+    auto plan = [](const std::string& target, std::int64_t tp) {
+        planner::PlanRequest r;
+        r.config_path = llama70b();
+        r.recipe = "bf16";
+        r.target = target;
+        r.tp = tp;
+        auto p = planner::make_plan(r);
+        INFO((p ? std::string() : p.error().text()));
+        REQUIRE(p.ok());
+        return std::move(*p);
+    };
+    auto fits = [](const planner::PlanOutput& p) {
+        return std::none_of(p.warnings.begin(), p.warnings.end(), [](const std::string& w) { return w.find("/memory_bytes") != std::string::npos; });
+    };
+    auto h100 = plan("h100", 1);
+    CHECK_FALSE(fits(h100));
+    auto h100x2 = plan("h100", 2);
+    CHECK(fits(h100x2));
+    REQUIRE(h100x2.blueprint.arm.parallel.has_value());
+    CHECK(h100x2.blueprint.arm.parallel->all_reduces_per_step == 160);
+    CHECK(h100x2.blueprint.arm.parallel->all_reduce_bytes_per_token == 8192 * 2);
+
+    auto h200 = plan("h200", 1);
+    CHECK(fits(h200));
+    planner::CostOptions options;
+    auto cost = planner::estimate_cost(h200.blueprint, options);
+    REQUIRE(cost.ok());
+    CHECK(cost->target == "h200");
+    CHECK(cost->bandwidth_gbps == 4800);
+    // About 70.6 billion parameters in bf16.
+    CHECK(cost->stored_weight_bytes > 140e9);
+    CHECK(cost->stored_weight_bytes < 142e9);
+    CHECK(cost->tokens_per_s > 25);
+    CHECK(cost->tokens_per_s < 4800e9 / 140e9);
+}
