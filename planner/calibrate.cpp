@@ -127,7 +127,8 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         row.context = input + output / 2;
         auto recipe = recipe_for(recipes, row.precision);
         if (m.at("kbp_sample").is_null()) row.not_costed = "no kbp config for this model";
-        else if (m.at("device_count").get<std::int64_t>() > 1) row.not_costed = "runs on several devices";
+        else if (m.at("device_count").get<std::int64_t>() != m.at("tp").get<std::int64_t>())
+            row.not_costed = "devices not all tensor-parallel (data or expert parallel)";
         else if (!recipe) row.not_costed = "no kbp recipe for " + row.precision;
         else if (std::none_of(targets.begin(), targets.end(), [&](const DataFile* t) { return t->name == row.device; }))
             row.not_costed = "no kbp target " + row.device;
@@ -136,6 +137,7 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         request.config_path = (folder / m.at("kbp_sample").get<std::string>() / "config.json").string();
         request.arm = "decode";
         request.rows = row.batch;
+        request.tp = m.at("tp").get<std::int64_t>();
         request.recipe = *recipe;
         request.target = row.device;
         request.command = "kbp calibrate " + measurements_path;

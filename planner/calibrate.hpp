@@ -3,7 +3,7 @@
 // never saw.
 //
 // Every row kbp can plan (its `kbp_sample` config, a recipe for its precision, a target for its
-// device, one device) is planned for its batch as a decode arm and costed at its mean context
+// device, its devices all tensor-parallel: --tp) is planned for its batch as a decode arm and costed at its mean context
 // (the prompt plus half the generated tokens): first as a bare roofline, then with the target's
 // fitted figures. For each target the fit chooses, on that target's `fit` rows only, the
 // bandwidth efficiency (0.20..1.00, by search: the roofline is a max per kernel, not linear)
