@@ -113,7 +113,7 @@ Result<std::string> sweep_chart_svg(const std::string& text, const std::string& 
             heading += " (" + doc["arm"].value("mode", std::string("?")) + ", " +
                        (axis_name == "context" ? "rows " + std::to_string(doc["arm"].value("rows", 1)) : "context " + std::to_string(doc.value("context", 0))) + ")";
     }
-    svg += "<text x=\"" + num(left, 0) + "\" y=\"28\" font-size=\"16\" font-weight=\"bold\">" + escape(heading) + "</text>\n";
+    svg += "<text x=\"" + num(left, 0) + "\" y=\"22\" font-size=\"16\" font-weight=\"bold\">" + escape(heading) + "</text>\n";
 
     // Where weights and caches stop fitting: from the first point that does not fit to the right edge.
     auto first_short = std::find_if(points.begin(), points.end(), [](const Point& p) { return !p.fits; });
@@ -158,7 +158,7 @@ Result<std::string> sweep_chart_svg(const std::string& text, const std::string& 
                (p.fits ? "" : ", does not fit") + "</title></circle>\n";
     }
     // Legend.
-    const double ly = top - 14;
+    const double ly = top - 10;  // under the title
     svg += "<circle cx=\"" + num(width - 300) + "\" cy=\"" + num(ly) + "\" r=\"4.5\" fill=\"" + memory_colour + "\"/><text x=\"" + num(width - 290) +
            "\" y=\"" + num(ly + 4) + "\">memory-bound</text>\n";
     svg += "<circle cx=\"" + num(width - 180) + "\" cy=\"" + num(ly) + "\" r=\"4.5\" fill=\"" + compute_colour + "\"/><text x=\"" + num(width - 170) +

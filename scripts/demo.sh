@@ -20,6 +20,8 @@ $kbp check "$out/decode.plan.json"
 $kbp stats "$out/decode.plan.json"
 $kbp stats "$out/decode.plan.json" --cost --context 8192
 $kbp why "$out/decode.plan.json" l3.moe.xn_quant
+$kbp stats "$out/decode.plan.json" --cost --sweep context=1k..128k
+$kbp calibrate samples/measurements.json
 $kbp plan samples/glm-5.3-flash/config.json --arms all -o "$out/arms" --quiet
 $kbp check --quiet "$out"/arms/*.plan.json
 $kbp diff "$out/decode.plan.json" "$out/arms/multi_seq-r64.plan.json" --max-items 2 || [ $? -eq 1 ]  # 1: they differ
