@@ -42,4 +42,8 @@ inline std::string show(const Run& r) {
 // The seed's path as a shell word.
 inline std::string seed_arg() { return quote(seed_path()); }
 
+// A bundled sample's file (samples/<path>), and the Llama-3.1-8B config as a shell word.
+inline std::string sample_path(const std::string& path) { return source_dir() + "/samples/" + path; }
+inline std::string llama_arg() { return quote(sample_path("llama-3.1-8b/config.json")); }
+
 }  // namespace kbp::test

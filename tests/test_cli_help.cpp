@@ -14,11 +14,10 @@ namespace fs = std::filesystem;
 using test::kbp_run;
 using test::quote;
 using test::show;
+using test::llama_arg;
+using test::sample_path;
 
 namespace {
-
-std::string sample(const std::string& path) { return test::source_dir() + "/samples/" + path; }
-std::string llama() { return quote(sample("llama-3.1-8b/config.json")); }
 
 // A run that failed with `exit`, printed nothing on stdout and one line on stderr, starting
 // "kbp CMD: error: " and containing `text`.
@@ -41,12 +40,12 @@ TEST_CASE("did you mean: subcommands, options, arms, views, colour modes, format
     CHECK(r.err == "kbp: error: unknown command 'pln' (did you mean 'plan'?) (see 'kbp --help')\n");
     CHECK(kbp_run(dir, "help pln").err == r.err);
 
-    check_refused(kbp_run(dir, "plan " + llama() + " --rwos 4"), 1, "plan", "unknown option '--rwos' (did you mean '--rows'?)");
-    check_refused(kbp_run(dir, "plan " + llama() + " --arm decod"), 1, "plan", "--arm: unknown arm 'decod' (did you mean 'decode'?)");
-    check_refused(kbp_run(dir, "plan " + llama() + " --arms decod -o " + quote(dir.file("arms"))), 1, "plan",
+    check_refused(kbp_run(dir, "plan " + llama_arg() + " --rwos 4"), 1, "plan", "unknown option '--rwos' (did you mean '--rows'?)");
+    check_refused(kbp_run(dir, "plan " + llama_arg() + " --arm decod"), 1, "plan", "--arm: unknown arm 'decod' (did you mean 'decode'?)");
+    check_refused(kbp_run(dir, "plan " + llama_arg() + " --arms decod -o " + quote(dir.file("arms"))), 1, "plan",
                   "unknown arm 'decod' (did you mean 'decode'?)");
-    check_refused(kbp_run(dir, "plan " + llama() + " --target h10"), 2, "plan", "--target: no targets file 'h10' (did you mean 'h100'?)");
-    check_refused(kbp_run(dir, "plan " + llama() + " --recipe fp8-dynamc"), 2, "plan", "(did you mean 'fp8-dynamic'?)");
+    check_refused(kbp_run(dir, "plan " + llama_arg() + " --target h10"), 2, "plan", "--target: no targets file 'h10' (did you mean 'h100'?)");
+    check_refused(kbp_run(dir, "plan " + llama_arg() + " --recipe fp8-dynamc"), 2, "plan", "(did you mean 'fp8-dynamic'?)");
     check_refused(kbp_run(dir, "export dot " + test::seed_arg() + " --view colapsed"), 1, "export",
                   "unknown view 'colapsed' (did you mean 'collapsed'?)");
     check_refused(kbp_run(dir, "export dot " + test::seed_arg() + " --color famly"), 1, "export",
@@ -54,7 +53,7 @@ TEST_CASE("did you mean: subcommands, options, arms, views, colour modes, format
     check_refused(kbp_run(dir, "export dto " + test::seed_arg()), 1, "export", "unknown export format 'dto' (did you mean 'dot'?)");
     check_refused(kbp_run(dir, "render " + test::seed_arg() + " -o x.svg --format pgn"), 1, "render",
                   "unknown image format 'pgn' (did you mean 'png'?)");
-    auto set = kbp_run(dir, "plan " + llama() + " --set kv_cach_dtype=bf16 -o " + quote(dir.file("s.json")));
+    auto set = kbp_run(dir, "plan " + llama_arg() + " --set kv_cach_dtype=bf16 -o " + quote(dir.file("s.json")));
     INFO(show(set));
     CHECK(set.exit == 0);
     CHECK_THAT(set.err, Catch::Contains("kbp plan: warning: --set kv_cach_dtype: recipe 'fp8-dynamic' has no setting 'kv_cach_dtype' "
@@ -73,22 +72,22 @@ TEST_CASE("did you mean: a recipe entry's format in a --catalog data file") {
     REQUIRE(at != std::string::npos);
     recipe.replace(at, 25, "\"activation\": \"fp8/tokn\"");
     test::spit(dir.file("cat/recipes/fp8-dynamic.json"), recipe);
-    check_refused(kbp_run(dir, "plan " + llama() + " --catalog " + quote(dir.file("cat"))), 2, "plan",
+    check_refused(kbp_run(dir, "plan " + llama_arg() + " --catalog " + quote(dir.file("cat"))), 2, "plan",
                   dir.file("cat/recipes/fp8-dynamic.json") + ": /entries/0/activation: unknown format 'fp8/tokn' (did you mean 'fp8/token'?)");
 }
 
 TEST_CASE("an arm of fixed rows says so and names the arms --rows is for") {
     test::TempDir dir;
-    check_refused(kbp_run(dir, "plan " + llama() + " --arm decode --rows 4"), 1, "plan",
+    check_refused(kbp_run(dir, "plan " + llama_arg() + " --arm decode --rows 4"), 1, "plan",
                   "--rows: the decode arm is 1 row, not 4; --rows is for multi_seq 2-128, verify 2-8, prefill 1-1048576\n");
-    check_refused(kbp_run(dir, "plan " + llama() + " --arm multi_seq --rows 200"), 1, "plan",
+    check_refused(kbp_run(dir, "plan " + llama_arg() + " --arm multi_seq --rows 200"), 1, "plan",
                   "--rows: 200 is outside the multi_seq arm's range 2-128");
 }
 
 TEST_CASE("kbp why: node ids, a plan kbp did not make, a missing NODE_ID") {
     test::TempDir dir;
     fs::create_directories(dir.file("m"));
-    fs::copy_file(sample("qwen3-8b/config.json"), dir.file("m/config.json"));
+    fs::copy_file(sample_path("qwen3-8b/config.json"), dir.file("m/config.json"));
     auto plan = kbp_run(dir, "plan " + quote(dir.file("m/config.json")) + " -o " + quote(dir.file("m/plan.json")));
     REQUIRE(plan.exit == 0);
     const std::string p = quote(dir.file("m/plan.json"));
@@ -110,20 +109,20 @@ TEST_CASE("kbp why: node ids, a plan kbp did not make, a missing NODE_ID") {
                   "embedded:architectures/qwen3.json: kbp's built-in file has changed since the plan was made (sha256 000000000000...; now ");
     // The README's node, re-planned by kbp and misspelt.
     const std::string glm = quote(dir.file("glm.json"));
-    REQUIRE(kbp_run(dir, "plan " + quote(sample("glm-5.3-flash/config.json")) + " -q -o " + glm).exit == 0);
+    REQUIRE(kbp_run(dir, "plan " + quote(sample_path("glm-5.3-flash/config.json")) + " -q -o " + glm).exit == 0);
     check_refused(kbp_run(dir, "why " + glm + " l3.moe.xn_quantt"), 2, "why",
                   "l3.moe.xn_quantt: no node of that id in the plan (did you mean 'l3.moe.xn_quant'?)\n");
 
     // The README's sample was made by another planner: say what to run instead.
     check_refused(kbp_run(dir, "why " + test::seed_arg() + " l3.moe.xn_quant"), 4, "why",
                   "not a plan kbp made (its provenance is 'preview'): it records no decisions to replay; re-plan it with 'kbp plan " +
-                      sample("glm-5.3-flash/config.json") + " --arm decode -o plan.json', then run 'kbp why plan.json NODE_ID'");
+                      sample_path("glm-5.3-flash/config.json") + " --arm decode -o plan.json', then run 'kbp why plan.json NODE_ID'");
 }
 
 TEST_CASE("kbp why: the config is found beside the plan and must be the one it was made from") {
     test::TempDir dir;
     fs::create_directories(dir.file("m"));
-    fs::copy_file(sample("qwen3-8b/config.json"), dir.file("m/config.json"));
+    fs::copy_file(sample_path("qwen3-8b/config.json"), dir.file("m/config.json"));
     // Planned from inside m/: the plan records "config.json", relative to m/, and kbp why runs
     // elsewhere.
     const auto cwd = fs::current_path();
@@ -144,7 +143,7 @@ TEST_CASE("kbp why: the config is found beside the plan and must be the one it w
                       ": /provenance/files/0 records sha256 ");
     // --config names the file it was made from.
     fs::create_directories(dir.file("orig"));
-    fs::copy_file(sample("qwen3-8b/config.json"), dir.file("orig/config.json"));
+    fs::copy_file(sample_path("qwen3-8b/config.json"), dir.file("orig/config.json"));
     auto given = kbp_run(dir, "why " + p + " l3.mlp.down --config " + quote(dir.file("orig/config.json")));
     INFO(show(given));
     CHECK(given.exit == 0);
@@ -191,13 +190,13 @@ TEST_CASE("kbp help CMD and kbp CMD --help print the command's help with its def
 TEST_CASE("kbp plan says which target, recipe and rows it chose by default, and the samples plan without a warning") {
     test::TempDir dir;
     // The llama sample names its recipe and target; its recipe's expert entry is silent on a dense model.
-    auto hinted = kbp_run(dir, "plan " + llama() + " -o " + quote(dir.file("l.json")));
+    auto hinted = kbp_run(dir, "plan " + llama_arg() + " -o " + quote(dir.file("l.json")));
     INFO(show(hinted));
     CHECK(hinted.exit == 0);
     CHECK(hinted.out.empty());
     CHECK(hinted.err == "kbp plan: target h100 (the config's kbp.target), recipe fp8-dynamic (the config's kbp.recipe)\n");
 
-    std::string config = test::slurp(sample("llama-3.1-8b/config.json"));
+    std::string config = test::slurp(sample_path("llama-3.1-8b/config.json"));
     auto hint = config.find("  \"kbp\": ");
     REQUIRE(hint != std::string::npos);
     test::spit(dir.file("config.json"), config.substr(0, hint) + config.substr(config.find('\n', hint) + 1));
@@ -207,7 +206,7 @@ TEST_CASE("kbp plan says which target, recipe and rows it chose by default, and 
     CHECK(bare.err == "kbp plan: target h100 (default of architecture 'llama'), recipe fp8-dynamic (default of architecture 'llama'), "
                       "rows 8 (multi_seq default)\n");
     // Several arms: said once, at the end.
-    auto arms = kbp_run(dir, "plan " + llama() + " --arms decode,verify:3 -o " + quote(dir.file("arms")));
+    auto arms = kbp_run(dir, "plan " + llama_arg() + " --arms decode,verify:3 -o " + quote(dir.file("arms")));
     INFO(show(arms));
     CHECK(arms.exit == 0);
     CHECK(arms.err == "kbp plan: wrote 2 plans to " + dir.file("arms") +
@@ -269,7 +268,7 @@ TEST_CASE("kbp stats: --context needs --cost; --cost prices the target the plan 
     REQUIRE(bw != std::string::npos);
     test::spit(dir.file("cat/targets/h100.json"), h100.replace(bw, 29, "\"memory_bandwidth_gbps\": 1000"));
     const std::string cat = quote(dir.file("cat")), plan = quote(dir.file("p.json"));
-    REQUIRE(kbp_run(dir, "plan " + llama() + " --catalog " + cat + " -o " + plan).exit == 0);
+    REQUIRE(kbp_run(dir, "plan " + llama_arg() + " --catalog " + cat + " -o " + plan).exit == 0);
     for (const std::string& extra : {std::string(), " --catalog " + cat}) {
         auto cost = kbp_run(dir, "stats " + plan + " --cost" + extra);
         INFO(show(cost));
@@ -277,7 +276,7 @@ TEST_CASE("kbp stats: --context needs --cost; --cost prices the target the plan 
         CHECK_THAT(cost.out, Catch::StartsWith(dir.file("p.json") + ": cost on h100 (1000 GB/s), arm decode rows 1"));
     }
     // The plan of the built-in h100 is not priced with the folder's figures, nor the other way round.
-    REQUIRE(kbp_run(dir, "plan " + llama() + " -o " + quote(dir.file("b.json"))).exit == 0);
+    REQUIRE(kbp_run(dir, "plan " + llama_arg() + " -o " + quote(dir.file("b.json"))).exit == 0);
     check_refused(kbp_run(dir, "stats " + quote(dir.file("b.json")) + " --cost --catalog " + cat), 2, "stats",
                   dir.file("cat/targets/h100.json") + ": not the target the plan was made with (its provenance records sha256 ");
     fs::rename(dir.file("cat"), dir.file("moved"));
@@ -289,20 +288,20 @@ TEST_CASE("a file of the wrong kind is named as what it is") {
     test::TempDir dir;
     check_refused(kbp_run(dir, "plan " + test::seed_arg()), 2, "plan",
                   test::seed_path() + ": /: this is a kbp plan (kbp-graph/v2), not a model config (config.json with model_type)");
-    check_refused(kbp_run(dir, "check " + llama()), 2, "check",
-                  sample("llama-3.1-8b/config.json") + ": /: this is a model config (config.json with model_type), not a kbp plan (kbp-graph/v2)");
-    check_refused(kbp_run(dir, "stats " + llama()), 2, "stats", "this is a model config (config.json with model_type), not a kbp plan");
+    check_refused(kbp_run(dir, "check " + llama_arg()), 2, "check",
+                  sample_path("llama-3.1-8b/config.json") + ": /: this is a model config (config.json with model_type), not a kbp plan (kbp-graph/v2)");
+    check_refused(kbp_run(dir, "stats " + llama_arg()), 2, "stats", "this is a model config (config.json with model_type), not a kbp plan");
     test::spit(dir.file("config.yaml"), "# a model\nmodel_type: llama\nhidden_size: 4096\n");
     check_refused(kbp_run(dir, "plan " + quote(dir.file("config.yaml"))), 2, "plan",
                   dir.file("config.yaml") + ": /: this looks like YAML: kbp reads JSON (here, a model config");
-    check_refused(kbp_run(dir, "plan " + llama() + " --recipe " + quote(sample("sarashina2.2-3b/ranges.json"))), 2, "plan",
+    check_refused(kbp_run(dir, "plan " + llama_arg() + " --recipe " + quote(sample_path("sarashina2.2-3b/ranges.json"))), 2, "plan",
                   "ranges.json: /: this is a ranges file (kbp-ranges/v1), not a recipe data file (recipes/)");
-    check_refused(kbp_run(dir, "plan " + llama() + " --ranges " + llama()), 2, "plan",
+    check_refused(kbp_run(dir, "plan " + llama_arg() + " --ranges " + llama_arg()), 2, "plan",
                   "this is a model config (config.json with model_type), not a ranges file (kbp-ranges/v1)");
-    check_refused(kbp_run(dir, "expand " + llama() + " -o " + quote(dir.file("x.json"))), 2, "expand",
+    check_refused(kbp_run(dir, "expand " + llama_arg() + " -o " + quote(dir.file("x.json"))), 2, "expand",
                   "this is a model config (config.json with model_type), not a kbp plan (kbp-graph/v2): plan it first");
     fs::create_directories(dir.file("cat/targets"));
     test::spit(dir.file("cat/targets/h100.json"), "name: h100\nmemory_bandwidth_gbps: 3350\n");
-    check_refused(kbp_run(dir, "plan " + llama() + " --catalog " + quote(dir.file("cat"))), 2, "plan",
+    check_refused(kbp_run(dir, "plan " + llama_arg() + " --catalog " + quote(dir.file("cat"))), 2, "plan",
                   dir.file("cat/targets/h100.json") + ": /: this looks like YAML: kbp reads JSON (a planner data file)\n");
 }

@@ -15,17 +15,13 @@ namespace fs = std::filesystem;
 using test::kbp_run;
 using test::quote;
 using test::show;
+using test::llama_arg;
 
-namespace {
-
-std::string llama_config() { return quote(test::source_dir() + "/samples/llama-3.1-8b/config.json"); }
-
-}  // namespace
 
 TEST_CASE("cli: plan writes a valid plan of the config, why explains a node of it, stats --cost costs it", "[cli][planner]") {
     test::TempDir dir;
     const std::string plan = dir.file("llama.json");
-    auto planned = kbp_run(dir, "plan " + llama_config() + " -o " + quote(plan));
+    auto planned = kbp_run(dir, "plan " + llama_arg() + " -o " + quote(plan));
     INFO(show(planned));
     REQUIRE(planned.exit == 0);
     auto b = schema::load_blueprint(plan);
@@ -64,7 +60,7 @@ TEST_CASE("cli: a --catalog folder with a broken file is refused naming the file
     const std::string out = dir.file("plan.json");
     SECTION("JSON that does not parse: FILE:LINE:COL") {
         test::spit(dir.file("catalog/kernels/cuda-generic.json"), "{\n  \"name\": \"cuda-generic\",\n  \"table\": [\n}\n");
-        auto r = kbp_run(dir, "plan " + llama_config() + " --catalog " + quote(dir.file("catalog")) + " -o " + quote(out));
+        auto r = kbp_run(dir, "plan " + llama_arg() + " --catalog " + quote(dir.file("catalog")) + " -o " + quote(out));
         INFO(show(r));
         CHECK(r.exit == 2);
         CHECK_THAT(r.err, Catch::Contains(dir.file("catalog/kernels/cuda-generic.json") + ":4:1"));
@@ -73,7 +69,7 @@ TEST_CASE("cli: a --catalog folder with a broken file is refused naming the file
     }
     SECTION("a member of the wrong type: FILE: /json/pointer") {
         test::spit(dir.file("catalog/kernels/cuda-generic.json"), R"({"name": "cuda-generic", "description": "x", "instances": {}, "table": "none"})");
-        auto r = kbp_run(dir, "plan " + llama_config() + " --catalog " + quote(dir.file("catalog")) + " -o " + quote(out));
+        auto r = kbp_run(dir, "plan " + llama_arg() + " --catalog " + quote(dir.file("catalog")) + " -o " + quote(out));
         INFO(show(r));
         CHECK(r.exit == 2);
         CHECK_THAT(r.err, Catch::Contains(dir.file("catalog/kernels/cuda-generic.json") + ": /table"));
@@ -82,7 +78,7 @@ TEST_CASE("cli: a --catalog folder with a broken file is refused naming the file
     SECTION("a folder of no kind of data") {
         fs::create_directories(dir.file("catalog/kernel"));
         test::spit(dir.file("catalog/kernel/x.json"), "{}");
-        auto r = kbp_run(dir, "plan " + llama_config() + " --catalog " + quote(dir.file("catalog")) + " -o " + quote(out));
+        auto r = kbp_run(dir, "plan " + llama_arg() + " --catalog " + quote(dir.file("catalog")) + " -o " + quote(out));
         INFO(show(r));
         CHECK(r.exit == 2);
         CHECK_THAT(r.err, Catch::Contains(dir.file("catalog/kernel/x.json")));
