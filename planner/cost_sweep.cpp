@@ -95,8 +95,9 @@ Result<Sweep> sweep_cost(const Catalog& catalog, const schema::Blueprint& plan, 
         for (const auto& g : cost->groups)
             if (g.bound == "compute") compute_us += g.time_us;
         p.compute_share = cost->total.time_us > 0 ? compute_us / cost->total.time_us : 0;
-        p.memory_needed_bytes = cost->stored_weight_bytes + cost->resident_state_bytes;
-        p.fits = cost->memory_bytes <= 0 || p.memory_needed_bytes <= cost->memory_bytes;
+        // The cost's own fit (weights, caches at the context, activations held): one definition.
+        p.memory_needed_bytes = cost->stored_weight_bytes + cost->resident_state_bytes + cost->activation_memory_bytes;
+        p.fits = cost->memory_bytes <= 0 || cost->headroom_bytes >= 0;
         sweep.points.push_back(p);
     }
     return sweep;

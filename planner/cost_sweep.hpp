@@ -28,7 +28,7 @@ struct SweepPoint {
     double tokens_per_s = 0;
     double step_us = 0;
     double compute_share = 0;  // of the step's time, in groups whose FLOPs outlast their bytes
-    double memory_needed_bytes = 0;  // weights + caches at the point's context
+    double memory_needed_bytes = 0;  // weights + caches at the point's context + activations held (as CostReport)
     bool fits = true;                // within the target's memory (always, when it gives none)
 };
 

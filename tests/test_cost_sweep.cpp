@@ -77,7 +77,8 @@ TEST_CASE("a context sweep is the cost at each context, and says where the cache
         auto one = kbp::planner::estimate_cost(planner().catalog(), plan, options);
         REQUIRE(one);
         CHECK(p.tokens_per_s == Approx(one->tokens_per_s).epsilon(1e-12));
-        CHECK(p.memory_needed_bytes == Approx(one->stored_weight_bytes + one->resident_state_bytes));
+        CHECK(p.memory_needed_bytes == Approx(one->memory_bytes - one->headroom_bytes));
+        CHECK(p.fits == (one->headroom_bytes >= 0));
         if (i > 0) {
             CHECK(p.tokens_per_s < sweep->points[i - 1].tokens_per_s);
             CHECK(p.memory_needed_bytes > sweep->points[i - 1].memory_needed_bytes);
