@@ -158,9 +158,10 @@ int run_export(int argc, char** argv) {
 // A cost sweep (kbp stats --cost --sweep ... --json) is drawn as a line chart, not laid out:
 // the exit code, or -1 when `file` is not a sweep.
 int render_sweep(const Args& args, const std::string& file, ex::ImageFormat format) {
-    if (file == "-") return -1;
+    // Only the head is read to tell: a plan is then read once, by load_plan.
+    if (!ex::is_sweep_json(read_file_head(file, ex::sweep_head_bytes))) return -1;
     auto text = read_file(file);
-    if (!text || !ex::is_sweep_json(*text)) return -1;
+    if (!text) return report(text.error());
     if (format != ex::ImageFormat::svg) return usage_error("render", "a sweep is drawn as SVG only (-o OUT.svg)");
     auto svg = ex::sweep_chart_svg(*text, file, args.value("--title").value_or(""));
     if (!svg) return report(svg.error());

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schema/numbers.hpp"
+
 namespace kbp::exporters {
 namespace {
 
@@ -22,11 +24,7 @@ constexpr const char* memory_colour = "#2f6db5";
 constexpr const char* compute_colour = "#e07b00";
 constexpr const char* short_colour = "#c62828";
 
-std::string num(double v, int decimals = 1) {
-    char s[48];
-    std::snprintf(s, sizeof s, "%.*f", decimals, v);
-    return s;
-}
+std::string num(double v, int decimals = 1) { return schema::fixed(v, decimals); }
 
 std::string escape(const std::string& s) {
     std::string out;
@@ -65,7 +63,7 @@ Error at(const std::string& origin, const std::string& pointer, const std::strin
 
 bool is_sweep_json(std::string_view text) {
     auto open = text.find_first_not_of(" \t\r\n");
-    return open != std::string_view::npos && text[open] == '{' && text.substr(0, 256).find("\"kbp-sweep/v1\"") != std::string_view::npos;
+    return open != std::string_view::npos && text[open] == '{' && text.substr(0, sweep_head_bytes).find("\"kbp-sweep/v1\"") != std::string_view::npos;
 }
 
 Result<std::string> sweep_chart_svg(const std::string& text, const std::string& origin, const std::string& title) {

@@ -5,6 +5,7 @@
 // fixed decimals, so the same sweep gives the same bytes.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -12,7 +13,9 @@
 
 namespace kbp::exporters {
 
-// True when `text` looks like a sweep ({"schema": "kbp-sweep/v1", ...}) rather than a plan.
+// True when `text` (a file's first sweep_head_bytes bytes are enough) looks like a sweep
+// ({"schema": "kbp-sweep/v1", ...}) rather than a plan.
+inline constexpr std::size_t sweep_head_bytes = 256;
 bool is_sweep_json(std::string_view text);
 
 // The chart of the sweep in `text`; `origin` names it in errors ("FILE: /points/2/tokens_per_s: ...").

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "planner/check_data.hpp"
+#include "schema/numbers.hpp"
 
 namespace kbp::planner {
 namespace {
@@ -14,8 +15,7 @@ using Json = nlohmann::ordered_json;
 
 // A measurement row as the fit reads it, with the plan that prices it (when kbp can make one).
 struct Costed {
-    CalibrationRow* row;
-    std::string target;
+    CalibrationRow* row;  // its device is the target it is costed on
     schema::Blueprint plan;
     double measured_step_us = 0;  // one decode step of `batch` rows, as measured
 };
@@ -38,7 +38,7 @@ double median(std::vector<double> v) {
 Result<double> step_us(const Planner& planner, const Costed& c, const Calibration& calibration) {
     CostOptions options;
     options.context = c.row->context;
-    options.target = c.target;
+    options.target = c.row->device;
     options.calibration = calibration;
     auto cost = estimate_cost(planner.catalog(), c.plan, options);
     if (!cost) return cost.error();
@@ -86,12 +86,6 @@ Result<TargetFit> fit_target(const Planner& planner, const std::string& target, 
     return best;
 }
 
-std::string fmt(const char* format, double v) {
-    char s[64];
-    std::snprintf(s, sizeof s, format, v);
-    return s;
-}
-
 }  // namespace
 
 Result<CalibrationReport> calibrate(const Planner& planner, const std::string& measurements_path) {
@@ -107,7 +101,7 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
     report.measurements = measurements_path;
     report.sha256 = (*file)->sha256;
     const Json& rows = doc.at("rows");
-    report.rows.reserve(rows.size());
+    report.rows.reserve(rows.size());  // Costed keeps pointers into it: it must never reallocate
     std::vector<Costed> costed;
     costed.reserve(rows.size());
     const std::vector<const DataFile*> targets = catalog.all("targets");
@@ -146,7 +140,7 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
             row.not_costed = "kbp plan: " + plan.error().text();
             continue;
         }
-        Costed c{&row, row.device, std::move(plan->blueprint), 1e6 * static_cast<double>(row.batch) / row.measured_tok_s};
+        Costed c{&row, std::move(plan->blueprint), 1e6 * static_cast<double>(row.batch) / row.measured_tok_s};
         auto bare = step_us(planner, c, Calibration{});
         if (!bare) return bare.error();
         row.before_tok_s = 1e6 * static_cast<double>(row.batch) / *bare;
@@ -156,7 +150,7 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
     // One fit per target that has fit rows; its held-out rows are only costed with the result.
     std::map<std::string, std::vector<const Costed*>> fit_rows;
     for (const Costed& c : costed)
-        if (c.row->split == "fit") fit_rows[c.target].push_back(&c);
+        if (c.row->split == "fit") fit_rows[c.row->device].push_back(&c);
     for (const auto& [target, rows_of_target] : fit_rows) {
         auto fit = fit_target(planner, target, rows_of_target);
         if (!fit) return fit.error();
@@ -165,7 +159,7 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         report.fits.push_back(std::move(*fit));
     }
     for (Costed& c : costed) {
-        auto fit = std::find_if(report.fits.begin(), report.fits.end(), [&](const TargetFit& f) { return f.target == c.target; });
+        auto fit = std::find_if(report.fits.begin(), report.fits.end(), [&](const TargetFit& f) { return f.target == c.row->device; });
         if (fit == report.fits.end()) {
             c.row->after_tok_s = c.row->before_tok_s;  // nothing to fit on: the bare roofline stands
             continue;
@@ -177,7 +171,7 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
     for (TargetFit& f : report.fits) {
         std::vector<double> errors;
         for (const Costed& c : costed)
-            if (c.target == f.target && c.row->split == "fit") errors.push_back(relative_error(*c.row->after_tok_s, c.row->measured_tok_s));
+            if (c.row->device == f.target && c.row->split == "fit") errors.push_back(relative_error(*c.row->after_tok_s, c.row->measured_tok_s));
         f.median_error = median(errors);
         f.max_error = errors.empty() ? 0 : *std::max_element(errors.begin(), errors.end());
     }
@@ -204,12 +198,12 @@ std::string calibration_text(const CalibrationReport& r, bool markdown) {
     if (markdown) out += "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n";
     std::vector<double> held_out;
     for (const auto& row : r.rows) {
-        std::string before = row.before_tok_s ? fmt("%.1f", *row.before_tok_s) : "-";
-        std::string after = row.after_tok_s ? fmt("%.1f", *row.after_tok_s) : "-";
-        std::string ratio = row.after_tok_s ? fmt("%.2f", *row.after_tok_s / row.measured_tok_s) : "-";
-        std::string error = row.after_tok_s ? fmt("%.1f%%", 100.0 * relative_error(*row.after_tok_s, row.measured_tok_s)) : "-";
+        std::string before = row.before_tok_s ? schema::fixed(*row.before_tok_s, 1) : "-";
+        std::string after = row.after_tok_s ? schema::fixed(*row.after_tok_s, 1) : "-";
+        std::string ratio = row.after_tok_s ? schema::fixed(*row.after_tok_s / row.measured_tok_s, 2) : "-";
+        std::string error = row.after_tok_s ? schema::fixed(100.0 * relative_error(*row.after_tok_s, row.measured_tok_s), 1) + "%" : "-";
         if (row.after_tok_s && row.split == "held_out") held_out.push_back(relative_error(*row.after_tok_s, row.measured_tok_s));
-        cell({row.id, row.split, row.device, row.precision, fmt("%.1f", row.measured_tok_s), before, after, ratio, error, row.not_costed});
+        cell({row.id, row.split, row.device, row.precision, schema::fixed(row.measured_tok_s, 1), before, after, ratio, error, row.not_costed});
     }
     out += "\n";
     for (const auto& f : r.fits) {

@@ -19,6 +19,17 @@
 
 namespace kbp {
 
+std::string read_file_head(const std::string& path, std::size_t bytes) {
+    std::error_code ec;
+    if (path == "-" || !std::filesystem::is_regular_file(path, ec)) return {};
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return {};
+    std::string head(bytes, '\0');
+    head.resize(std::fread(head.data(), 1, bytes, f));
+    std::fclose(f);
+    return head;
+}
+
 Result<std::string> read_file(const std::string& path) {
     if (path == "-") {
         std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());

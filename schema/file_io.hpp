@@ -13,6 +13,10 @@ namespace kbp {
 // The whole file at `path`, or "-" for standard input. Refuses directories.
 Result<std::string> read_file(const std::string& path);
 
+// At most the first `bytes` bytes of the regular file at `path` ("" when it cannot be read): to
+// tell what a file is before reading all of it.
+std::string read_file_head(const std::string& path, std::size_t bytes);
+
 // Writes `content` to `path` atomically; "-" writes to standard output.
 //   a file (or none yet)  a temporary file beside it, renamed over it: readers see the old or the
 //                         new bytes, never half. The new file keeps the old one's permissions;

@@ -25,4 +25,10 @@ std::string mebibytes(double bytes) {
     return buf;
 }
 
+std::string fixed(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
 }  // namespace kbp::schema
