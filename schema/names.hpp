@@ -125,7 +125,7 @@ template <class E> struct Named {
     // (the validator and the diff compare formats of every edge).
     bool operator==(const Named& o) const {
         if (id != o.id) return false;
-        if (spelling.empty() && o.spelling.empty()) return true;
+        if (spelling == o.spelling) return true;  // interned: one pointer compare (both empty, mostly)
         return name() == o.name();
     }
 };

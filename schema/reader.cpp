@@ -171,14 +171,19 @@ Sym memo_sym(std::string_view s) {
 std::vector<Sym> read_sym_list(element e, const Path& p) {
     thread_local SymListMemo<> lists;
     auto array = read_array(e, p);
-    std::array<std::string_view, SymListMemo<>::max_items> items;
+    // Left uninitialized: only the first n are read.
+    alignas(std::string_view) unsigned char storage[SymListMemo<>::max_items * sizeof(std::string_view)];
+    auto* items = reinterpret_cast<std::string_view*>(storage);
+    constexpr std::size_t capacity = SymListMemo<>::max_items;
     std::size_t n = 0;
     for (element item : array) {
-        if (n == items.size()) return read_strings<Sym>(e, p);  // too long to remember
-        if (item.get_string().get(items[n])) wrong_type(item, p / n, "a string");
+        if (n == capacity) return read_strings<Sym>(e, p);  // too long to remember
+        std::string_view text;
+        if (item.get_string().get(text)) wrong_type(item, p / n, "a string");
+        new (items + n) std::string_view(text);
         ++n;
     }
-    return lists.get(std::span<const std::string_view>(items.data(), n), [](std::span<const std::string_view> names) {
+    return lists.get(std::span<const std::string_view>(items, n), [](std::span<const std::string_view> names) {
         std::vector<Sym> out;
         out.reserve(names.size());
         for (std::string_view s : names) out.push_back(memo_sym(s));

@@ -82,18 +82,22 @@ public:
     // parse(s) when s was not seen (or was pushed out), else what it gave last time.
     template <class Parse> const Value& get(std::string_view s, Parse&& parse) {
         Entry& e = slots_[spelling_hash(s) & (Slots - 1)];
-        if (e.filled && same_spelling(e.key.view(), s)) return e.value;
+        if (!s.empty() && same_spelling(std::string_view(e.key, e.key_size), s)) return e.value;  // "" always parses
         e.value = parse(s);
-        e.key = Sym(s);
-        e.filled = true;
+        Sym key(s);  // interned: the text outlives the document it came from
+        e.key = key.data();
+        e.key_size = key.size();
         return e.value;
     }
 
 private:
+    // The key's interned text by pointer and length (not a Sym): a hit then compares without
+    // first loading the interned std::string. An empty slot has the empty key, and the empty
+    // spelling is never looked up (its parse may be an error).
     struct Entry {
-        Sym key;  // interned: the text outlives the document it came from
+        const char* key = "";
+        std::size_t key_size = 0;
         Value value{};
-        bool filled = false;
     };
     std::array<Entry, Slots> slots_{};
 };

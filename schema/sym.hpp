@@ -39,7 +39,7 @@ public:
     const char* data() const noexcept { return text_->data(); }
     std::size_t size() const noexcept { return text_->size(); }
     std::size_t length() const noexcept { return text_->size(); }
-    bool empty() const noexcept { return text_->empty(); }
+    bool empty() const noexcept { return text_ == &empty_spelling_; }  // "" is never interned
     char operator[](std::size_t i) const noexcept { return (*text_)[i]; }
     auto begin() const noexcept { return text_->begin(); }
     auto end() const noexcept { return text_->end(); }
