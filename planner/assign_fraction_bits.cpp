@@ -239,7 +239,11 @@ private:
                 return make_error(ErrorCode::invalid_input, where + "/rule", "unknown rule '" + rule_name + "' (range, input, arg)");
             }
             t.format = schema::fx32_format(b.value);
-            if (n.node.precision.output && o < n.node.precision.output->size()) (*n.node.precision.output)[o] = t.format;
+            if (n.node.precision.output && o < n.node.precision.output->size()) {
+                std::vector<schema::Format> formats = n.node.precision.output->vector();  // interned: rebuilt whole
+                formats[o] = t.format;
+                n.node.precision.output = schema::FormatList(formats);
+            }
             if (!b.why.empty()) n.why.fraction_bits.push_back(b.why);
         }
         return Ok{};

@@ -61,6 +61,7 @@ Status form_groups(Ir& ir) {
         schema::Group g;
         g.id = static_cast<std::int64_t>(ir.groups.size());
         std::size_t count = won ? won->rule->at("pattern").size() : 1;
+        std::vector<schema::Sym> kernels;  // the group's launches, interned once complete
         if (won) {
             const Json& rule = *won->rule;
             // Placeholders come from the first member with a role of its own (a projection or expert).
@@ -90,21 +91,22 @@ Status form_groups(Ir& ir) {
             if (rule.at("kernels").is_string()) {  // "members": the members' own kernels
                 for (std::size_t k = 0; k < count; ++k) {
                     const auto& kernel = ir.nodes[i + k].node.kernel;
-                    if (kernel && std::find(g.kernels.begin(), g.kernels.end(), *kernel) == g.kernels.end()) g.kernels.push_back(*kernel);
+                    if (kernel && std::find(kernels.begin(), kernels.end(), *kernel) == kernels.end()) kernels.push_back(*kernel);
                 }
             } else {
-                for (const auto& k : rule["kernels"]) g.kernels.push_back(k.get<std::string>());
+                for (const auto& k : rule["kernels"]) kernels.push_back(k.get<std::string>());
             }
             if (rule.contains("compute")) g.compute = schema::Compute::parse(rule["compute"].get<std::string>());
             else g.compute = ir.nodes[i].node.compute;
         } else {
             IrNode& n = ir.nodes[i];
             g.rule = n.kernel_rule;
-            if (n.node.kernel) g.kernels.push_back(*n.node.kernel);
-            g.kernels.insert(g.kernels.end(), n.kernel_launches.begin(), n.kernel_launches.end());
+            if (n.node.kernel) kernels.push_back(*n.node.kernel);
+            kernels.insert(kernels.end(), n.kernel_launches.begin(), n.kernel_launches.end());
             g.compute = n.node.compute;
             n.why.fusion = "no fusion rule matched; a group of its own, named by its kernel table row";
         }
+        g.kernels = schema::SymList(kernels);
         g.where = ir.nodes[i].node.where;
         g.numerics = ir.nodes[i].node.numerics;
         for (std::size_t k = 0; k < count; ++k) {

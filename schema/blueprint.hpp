@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "schema/interned_list.hpp"
 #include "schema/json_value.hpp"
 #include "schema/names.hpp"
 #include "schema/sym.hpp"
@@ -53,7 +54,7 @@ std::string state_roles_name(const std::vector<StateRole>& roles);
 struct Precision {
     std::optional<Format> weight;
     std::optional<Format> activation;
-    std::optional<std::vector<Format>> output;  // "bf16,f32,f32" -> three formats
+    std::optional<FormatList> output;  // "bf16,f32,f32" -> three formats
     Extras extras;
     bool operator==(const Precision&) const = default;
 };
@@ -112,10 +113,10 @@ struct Node {
     BlockType block_type;
     std::optional<LayerKind> kind;
     Op op;
-    std::vector<Sym> roles;
+    SymList roles;
     bool inserted = false;  // an act_quant the planner added
     Precision precision;
-    std::vector<Sym> steps;  // "act bf16", "weight nvfp4/g16->bf16", ...
+    SymList steps;  // "act bf16", "weight nvfp4/g16->bf16", ...
     std::int64_t group = 0;
     std::optional<Sym> kernel;  // "namespace::entry"
     std::optional<TemplateArgs> template_args;  // the kernel's template arguments (GPNPU custom ops)
@@ -157,7 +158,7 @@ struct Edge {
 struct Group {
     std::int64_t id = 0;
     Sym rule;
-    std::vector<Sym> kernels;
+    SymList kernels;
     WhereName where;
     Sym numerics;
     std::optional<Compute> compute;
@@ -182,8 +183,8 @@ struct TemplateNode {
     std::int64_t group = 0;  // local to the template
     bool inserted = false;
     // Lossless detail (optional in the format).
-    std::optional<std::vector<Sym>> roles;
-    std::optional<std::vector<Sym>> steps;
+    std::optional<SymList> roles;
+    std::optional<SymList> steps;
     std::optional<JsonValue> point;
     std::optional<Sym> numerics;
     std::optional<std::optional<std::vector<StateRole>>> state;  // absent / null / roles
@@ -216,7 +217,7 @@ struct TemplateEdge {
 // The layer-independent part of a group (kbp's lossless collapse writes it).
 struct TemplateGroup {
     Sym rule;
-    std::vector<Sym> kernels;
+    SymList kernels;
     WhereName where;
     Sym numerics;
     std::optional<Compute> compute;

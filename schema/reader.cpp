@@ -168,7 +168,7 @@ Sym memo_sym(std::string_view s) {
 }
 
 // A list of names every node repeats (steps, roles, a group's kernels): remembered whole.
-std::vector<Sym> read_sym_list(element e, const Path& p) {
+SymList read_sym_list(element e, const Path& p) {
     thread_local SymListMemo<> lists;
     auto array = read_array(e, p);
     // Left uninitialized: only the first n are read.
@@ -177,7 +177,7 @@ std::vector<Sym> read_sym_list(element e, const Path& p) {
     constexpr std::size_t capacity = SymListMemo<>::max_items;
     std::size_t n = 0;
     for (element item : array) {
-        if (n == capacity) return read_strings<Sym>(e, p);  // too long to remember
+        if (n == capacity) return SymList(read_strings<Sym>(e, p));  // too long to remember
         std::string_view text;
         if (item.get_string().get(text)) wrong_type(item, p / n, "a string");
         new (items + n) std::string_view(text);
@@ -187,7 +187,7 @@ std::vector<Sym> read_sym_list(element e, const Path& p) {
         std::vector<Sym> out;
         out.reserve(names.size());
         for (std::string_view s : names) out.push_back(memo_sym(s));
-        return out;
+        return SymList(out);
     });
 }
 
@@ -331,7 +331,7 @@ Sym read_sym(element e, const Path& p) {
     return memo_sym(s);
 }
 void read_value(Sym& out, element e, const Path& p, Range) { out = read_sym(e, p); }
-void read_value(std::vector<Sym>& out, element e, const Path& p, Range) { out = read_sym_list(e, p); }
+void read_value(SymList& out, element e, const Path& p, Range) { out = read_sym_list(e, p); }
 void read_value(std::int64_t& out, element e, const Path& p, Range r) { out = read_int(e, p, r.lo, r.hi); }
 void read_value(bool& out, element e, const Path& p, Range) { out = read_bool(e, p); }
 void read_value(std::vector<std::string>& out, element e, const Path& p, Range) { out = read_strings(e, p); }
@@ -342,10 +342,10 @@ void read_value(JsonValue& out, element e, const Path& p, Range) { out = read_po
 void read_value(TemplateArgs& out, element e, const Path& p, Range) { out = read_template_args(e, p); }
 
 // "bf16,f32,f32": a multi-output op's formats.
-void read_value(std::vector<Format>& out, element e, const Path& p, Range) {
+void read_value(FormatList& out, element e, const Path& p, Range) {
     std::string_view text;
     if (e.get_string().get(text)) wrong_type(e, p, "a string");
-    out = memo<std::vector<Format>>().get(text, [&](std::string_view rest) {
+    out = memo<FormatList>().get(text, [&](std::string_view rest) {
         std::vector<Format> formats;
         while (true) {
             auto comma = rest.find(',');
@@ -355,7 +355,7 @@ void read_value(std::vector<Format>& out, element e, const Path& p, Range) {
             if (comma == std::string_view::npos) break;
             rest.remove_prefix(comma + 1);
         }
-        return formats;
+        return FormatList(formats);
     });
 }
 

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "schema/interned_list.hpp"
 #include "schema/sym.hpp"
 
 namespace kbp::schema {
@@ -111,7 +112,7 @@ public:
     static constexpr std::size_t max_items = 16;  // longer lists are not remembered
 
     // items: the list's spellings (at most max_items); make(items) builds the list on a miss.
-    template <class Make> const std::vector<Sym>& get(std::span<const std::string_view> items, Make&& make) {
+    template <class Make> SymList get(std::span<const std::string_view> items, Make&& make) {
         std::uint64_t h = items.size();
         for (std::string_view s : items) h = (h ^ spelling_hash(s)) * 0x9E3779B97F4A7C15ull;
         Entry& e = slots_[(h ^ (h >> 32)) & (Slots - 1)];
@@ -122,14 +123,14 @@ public:
     }
 
 private:
-    static bool matches(const std::vector<Sym>& list, std::span<const std::string_view> items) {
+    static bool matches(SymList list, std::span<const std::string_view> items) {
         if (list.size() != items.size()) return false;
         for (std::size_t i = 0; i < items.size(); ++i)
             if (!same_spelling(list[i].view(), items[i])) return false;
         return true;
     }
     struct Entry {
-        std::vector<Sym> list;
+        SymList list;
         bool filled = false;
     };
     std::array<Entry, Slots> slots_{};

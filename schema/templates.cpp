@@ -26,8 +26,15 @@ template <class T, class OnFormat, class OnArg> void walk_instance_values(T& t, 
     for (auto& n : t.nodes) {
         if (n.precision.weight) format(*n.precision.weight);
         if (n.precision.activation) format(*n.precision.activation);
-        if (n.precision.output)
-            for (auto& f : *n.precision.output) format(f);
+        if (n.precision.output) {
+            if constexpr (std::is_const_v<T>) {
+                for (const auto& f : *n.precision.output) format(f);
+            } else {  // an interned list is rebuilt, not changed in place
+                std::vector<Format> formats = n.precision.output->vector();
+                for (auto& f : formats) format(f);
+                *n.precision.output = FormatList(formats);
+            }
+        }
         if (n.template_args)
             for (auto& a : *n.template_args) on_arg(a.value);
     }
@@ -158,9 +165,7 @@ Result<FlatLists> expand(const Blueprint& b) {
             n.block_type = tn.block_type;
             n.kind = tn.kind;
             n.op = tn.op;
-            n.roles = tn.roles ? *tn.roles
-                               : (tn.op.kind.id == OpId::linear ? std::vector<Sym>{tn.op.role}
-                                                                : std::vector<Sym>{});
+            n.roles = tn.roles ? *tn.roles : (tn.op.kind.id == OpId::linear ? SymList{tn.op.role} : SymList{});
             n.inserted = tn.inserted;
             n.precision = tn.precision;
             n.group = group_base + tn.group;
@@ -264,7 +269,7 @@ bool is_prefixed(std::string_view full, std::string_view prefix, std::string_vie
            full.substr(prefix.size()) == local;
 }
 
-bool roles_match(const std::vector<Sym>& roles, const TemplateNode& tn) {
+bool roles_match(SymList roles, const TemplateNode& tn) {
     if (tn.roles) return roles == *tn.roles;
     if (tn.op.kind.id == OpId::linear) return roles.size() == 1 && roles[0] == tn.op.role;
     return roles.empty();

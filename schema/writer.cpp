@@ -30,7 +30,8 @@ template <class T> constexpr bool is_optional<std::optional<T>> = true;
 
 // The records, declared before the templates below so that their lookup finds them.
 template <Described T> void put(JsonText& w, const T& r);
-void put(JsonText& w, const std::vector<Format>& formats);
+void put(JsonText& w, const FormatList& formats);
+void put(JsonText& w, SymList names);
 void put(JsonText& w, const TemplateArgs& args);
 void put(JsonText& w, const std::vector<Symbol>& symbols);
 void put(JsonText& w, const JsonObject& o);
@@ -109,7 +110,8 @@ template <Described T> void put(JsonText& w, const T& r) {
     w.end_object();
 }
 
-void put(JsonText& w, const std::vector<Format>& formats) { w.string(formats_name(formats)); }
+void put(JsonText& w, const FormatList& formats) { w.string(formats_name(formats)); }
+void put(JsonText& w, SymList names) { put(w, names.vector()); }
 
 void put(JsonText& w, const TemplateArgs& args) {
     w.begin_object();

@@ -116,6 +116,9 @@ public:
         }
         return out + "]";
     }
+    template <class T>
+        requires HasText<T>::value
+    static std::string text(const schema::InternedList<T>& l) { return text(l.vector()); }
     static std::string text(const schema::JsonMember& m) { return m.first + ":" + show(m.second); }
 
 private:

@@ -190,7 +190,7 @@ TEST_CASE("exporters: names and labels with dots, colons, ::, <, >, quotes and &
     b.nodes[layer3[2]].id = "1.5";
     b.nodes[layer3[3]].id = "-2";
     for (auto& g : b.groups) g.rule = g.rule + "<&\"::>";
-    b.groups[52].kernels.push_back("evil\"kernel<name>::x");
+    b.groups[52].kernels = b.groups[52].kernels.with("evil\"kernel<name>::x");
     for (auto kind : {ex::ViewKind::flat, ex::ViewKind::groups}) {
         auto v = must_view(b, {.kind = kind, .layers = std::vector<std::int64_t>{2, 3}});
         auto dot = must_dot(v, {.title = "title with <html> & \"quotes\" \\ backslash"});

@@ -101,7 +101,7 @@ TEST_CASE("roundtrip: the field comparison names the field that differs", "[roun
     Blueprint b = test::seed();
     b.nodes[5].op = Op::parse("rms_norm");
     b.edges[17].bytes_per_token = 1;
-    b.groups[3].kernels.push_back("x::y");
+    b.groups[3].kernels = b.groups[3].kernels.with("x::y");
     b.explain->formats[2].encode = "changed";
     b.collapsed->templates[1].nodes[3].family = "other";
     test::Diff diff;

@@ -40,19 +40,24 @@ Node local_node(const Node& n, std::int64_t first_group) {
     auto& p = out.precision;
     if (p.weight) blank(*p.weight);
     if (p.activation) blank(*p.activation);
-    if (p.output)
-        for (auto& f : *p.output) blank(f);
+    if (p.output) {
+        std::vector<schema::Format> output = p.output->vector();  // interned lists are rebuilt whole
+        for (auto& f : output) blank(f);
+        p.output = schema::FormatList(output);
+    }
     if (out.template_args)
         for (auto& a : *out.template_args) a.value.reset();
-    for (auto& step : out.steps) {  // steps name the formats they work in: "act fx32/f24" -> "act fx32/f"
+    std::vector<schema::Sym> steps;
+    for (const auto& step : out.steps) {  // steps name the formats they work in: "act fx32/f24" -> "act fx32/f"
         std::string s = step;
         for (auto at = s.find("fx32/f"); at != std::string::npos; at = s.find("fx32/f", at + 6)) {
             auto end = at + 6;
             while (end < s.size() && (std::isdigit(static_cast<unsigned char>(s[end])) || s[end] == '?')) ++end;
             s.erase(at + 6, end - at - 6);
         }
-        step = s;
+        steps.push_back(s);
     }
+    out.steps = schema::SymList(steps);
     return out;
 }
 
