@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 
 #include "planner/check_data.hpp"
@@ -24,6 +25,15 @@ struct Costed {
 std::optional<std::string> recipe_for(const Json& recipes, const std::string& precision) {
     if (auto it = recipes.find(precision); it != recipes.end() && it->is_string()) return it->get<std::string>();
     return std::nullopt;
+}
+
+std::string today_utc() {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char day[16];
+    std::strftime(day, sizeof day, "%Y-%m-%d", &utc);
+    return day;
 }
 
 double relative_error(double estimate, double measured) { return std::abs(estimate / measured - 1.0); }
@@ -71,7 +81,9 @@ Result<TargetFit> fit_target(const Planner& planner, const std::string& target, 
             if (!t) return t.error();
             steps.push_back(*t);
         }
-        const double overhead = rows.size() > 1 ? best_overhead(steps, rows) : 0.0;
+        // Two parameters need more than two rows behind them: on two rows an efficiency and an
+        // overhead fit both exactly whatever they are, and say nothing of the rows not seen.
+        const double overhead = rows.size() > 2 ? best_overhead(steps, rows) : 0.0;
         double loss = 0;
         for (std::size_t i = 0; i < rows.size(); ++i) {
             double e = (steps[i] + overhead) / rows[i]->measured_step_us - 1.0;
@@ -119,8 +131,11 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         const std::int64_t input = m.at("input_tokens").is_null() ? 0 : m.at("input_tokens").get<std::int64_t>();
         const std::int64_t output = m.at("output_tokens").is_null() ? 0 : m.at("output_tokens").get<std::int64_t>();
         row.context = input + output / 2;
-        auto recipe = recipe_for(recipes, row.precision);
+        // A row may name its own recipe: what its engine stores, when kbp_recipes' is not that.
+        auto recipe = m.contains("kbp_recipe") ? std::optional<std::string>(m.at("kbp_recipe").get<std::string>()) : recipe_for(recipes, row.precision);
         if (m.at("kbp_sample").is_null()) row.not_costed = "no kbp config for this model";
+        else if (m.at("tp").is_null() || m.at("device_count").is_null())
+            row.not_costed = "the source does not say how many devices served it, or how it was split";
         else if (m.at("device_count").get<std::int64_t>() != m.at("tp").get<std::int64_t>())
             row.not_costed = "devices not all tensor-parallel (data or expert parallel)";
         else if (!recipe) row.not_costed = "no kbp recipe for " + row.precision;
@@ -156,6 +171,7 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         if (!fit) return fit.error();
         fit->calibration.origin = "kbp calibrate " + std::filesystem::path(measurements_path).filename().string() + " (sha256 " +
                                   report.sha256.substr(0, 12) + "): " + std::to_string(rows_of_target.size()) + " fit rows";
+        fit->date = today_utc();
         report.fits.push_back(std::move(*fit));
     }
     for (Costed& c : costed) {
@@ -230,6 +246,7 @@ std::string calibration_file(const TargetFit& f) {
     o["step_overhead_us"] = f.calibration.step_overhead_us;
     o["origin"] = f.calibration.origin;
     o["fitted_on"] = f.fitted_on;
+    if (!f.date.empty()) o["date"] = f.date;
     o["fit_error"] = {{"median", std::round(f.median_error * 1e4) / 1e4}, {"max", std::round(f.max_error * 1e4) / 1e4}};
     return o.dump(2) + "\n";
 }

@@ -2,13 +2,15 @@
 // (a kbp-measurements/v1 file, samples/measurements.json), and judges the fit on the rows it
 // never saw.
 //
-// Every row kbp can plan (its `kbp_sample` config, a recipe for its precision, a target for its
-// device, its devices all tensor-parallel: --tp) is planned for its batch as a decode arm and costed at its mean context
+// Every row kbp can plan (its `kbp_sample` config, its own `kbp_recipe` or the file's recipe for
+// its precision, a target for its device, its devices stated and all tensor-parallel: --tp) is
+// planned for its batch as a decode arm and costed at its mean context
 // (the prompt plus half the generated tokens): first as a bare roofline, then with the target's
 // fitted figures. For each target the fit chooses, on that target's `fit` rows only, the
 // bandwidth efficiency (0.20..1.00, by search: the roofline is a max per kernel, not linear)
 // and, for that efficiency, the step overhead that least-squares the relative error (closed
-// form, at least 0); with one fit row, the overhead stays 0. `held_out` rows are costed with the
+// form, at least 0); with one or two fit rows, the overhead stays 0 (two figures fitted on two
+// rows match them exactly, whatever the truth). `held_out` rows are costed with the
 // result and never inform it. A row kbp cannot plan is listed with the reason.
 #pragma once
 
@@ -34,6 +36,7 @@ struct TargetFit {
     std::string target;
     Calibration calibration;
     std::vector<std::string> fitted_on;
+    std::string date;  // the day the fit was made (UTC, YYYY-MM-DD)
     double median_error = 0, max_error = 0;  // |estimate / measured - 1| on the fit rows
 };
 

@@ -134,6 +134,12 @@ TEST_CASE("calibrate recovers the efficiency and step overhead a synthetic targe
     CHECK(fit.calibration.step_overhead_us == Approx(180.0).margin(6.0));
     CHECK(fit.fitted_on == std::vector<std::string>{"synth-llama-3.1-8b", "synth-qwen3-8b", "synth-qwen2.5-7b"});
     CHECK(fit.max_error < 0.01);
+    // The file records the day of the fit beside its rows, and kbp reads it back as a calibration.
+    CHECK(fit.date.size() == 10);
+    const std::string file = kbp::planner::calibration_file(fit);
+    CHECK(file.find("\"date\": \"" + fit.date + "\"") != std::string::npos);
+    write(dir.file("catalog/calibrations/synth.json"), file);
+    CHECK(Planner::load(dir.file("catalog")).ok());
     // The bare roofline is faster than the measurement by the lost bandwidth and overhead.
     for (const auto& r : report->rows) {
         REQUIRE(r.before_tok_s);
@@ -184,4 +190,34 @@ TEST_CASE("calibrate refuses a broken measurement file with its place, and a cal
     auto broken = Planner::load(dir.file("catalog"));
     REQUIRE_FALSE(broken);
     CHECK(broken.error().text().find("calibrations/nope.json: /target") != std::string::npos);
+}
+
+TEST_CASE("calibrate plans a row with its own recipe, and leaves a row whose split is not stated uncosted", "[calibrate]") {
+    kbp::test::TempDir dir;
+    auto planner = synthetic_setup(dir);
+    // samples[1] measured as fp8, but the row says its engine stored bf16: it is planned in bf16.
+    OJson own = row(samples[1], "fit", 100.0);
+    own["precision"] = "fp8";
+    own["kbp_recipe"] = "bf16";
+    OJson unstated = row(samples[0], "held_out", 100.0);
+    unstated["id"] = "synth-unstated";
+    unstated["device_count"] = nullptr;
+    unstated["tp"] = nullptr;
+    write(dir.file("m/measurements.json"), measurements({own, unstated}).dump(2));
+    auto report = kbp::planner::calibrate(planner, dir.file("m/measurements.json"));
+    INFO((report ? std::string() : report.error().text()));
+    REQUIRE(report);
+    REQUIRE(report->rows.size() == 2);
+    REQUIRE(report->rows[0].before_tok_s);
+    CHECK(*report->rows[0].before_tok_s == Approx(synthetic_tok_s(planner, samples[1], Calibration{})).epsilon(1e-9));
+    CHECK(*report->rows[0].before_tok_s != Approx(synthetic_tok_s(planner, Sample{"qwen3-8b", "fp8", "fp8-dynamic", 1024, 512}, Calibration{})));
+    CHECK_FALSE(report->rows[1].before_tok_s);
+    CHECK(report->rows[1].not_costed == "the source does not say how many devices served it, or how it was split");
+
+    // A recipe kbp does not have is refused with the row's place.
+    own["kbp_recipe"] = "bf17";
+    write(dir.file("m/bad-recipe.json"), measurements({own}).dump(2));
+    auto bad = kbp::planner::calibrate(planner, dir.file("m/bad-recipe.json"));
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().text().find("/rows/0/kbp_recipe") != std::string::npos);
 }
