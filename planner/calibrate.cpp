@@ -1,6 +1,7 @@
 #include "planner/calibrate.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -98,6 +99,10 @@ Result<TargetFit> fit_target(const Planner& planner, const std::string& target, 
     return best;
 }
 
+bool report_has_engine_fits(const CalibrationReport& r) {
+    return std::any_of(r.fits.begin(), r.fits.end(), [](const TargetFit& f) { return !f.engine.empty(); });
+}
+
 }  // namespace
 
 Result<CalibrationReport> calibrate(const Planner& planner, const std::string& measurements_path) {
@@ -125,6 +130,7 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         row.device = m.at("device").get<std::string>();
         row.precision = m.at("precision").get<std::string>();
         row.engine = m.at("engine").get<std::string>();
+        row.engine_key = engine_key(row.engine);
         row.measured_tok_s = m.at("decode_tok_s").get<double>();
         row.batch = m.at("batch").get<std::int64_t>();
         // The cache grows from the prompt to the prompt plus the output: its mean length.
@@ -174,8 +180,30 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         fit->date = today_utc();
         report.fits.push_back(std::move(*fit));
     }
+    // An engine with at least two of its target's fit rows, but not all of them, gets its own fit.
+    std::map<std::pair<std::string, std::string>, std::vector<const Costed*>> engine_rows;
+    for (const Costed& c : costed)
+        if (c.row->split == "fit") engine_rows[{c.row->device, c.row->engine_key}].push_back(&c);
+    const std::size_t pooled_fits = report.fits.size();
+    for (const auto& [key, rows_of_engine] : engine_rows) {
+        if (rows_of_engine.size() < 2 || rows_of_engine.size() == fit_rows[key.first].size()) continue;
+        auto fit = fit_target(planner, key.first, rows_of_engine);
+        if (!fit) return fit.error();
+        fit->engine = key.second;
+        fit->calibration.origin = "kbp calibrate " + std::filesystem::path(measurements_path).filename().string() + " (sha256 " +
+                                  report.sha256.substr(0, 12) + "): " + std::to_string(rows_of_engine.size()) + " fit rows of engine " + key.second;
+        fit->date = today_utc();
+        report.fits.push_back(std::move(*fit));
+    }
     for (Costed& c : costed) {
-        auto fit = std::find_if(report.fits.begin(), report.fits.end(), [&](const TargetFit& f) { return f.target == c.row->device; });
+        auto engine_fit = std::find_if(report.fits.begin() + static_cast<std::ptrdiff_t>(pooled_fits), report.fits.end(),
+                                       [&](const TargetFit& f) { return f.target == c.row->device && f.engine == c.row->engine_key; });
+        if (engine_fit != report.fits.end()) {
+            auto t = step_us(planner, c, engine_fit->calibration);
+            if (!t) return t.error();
+            c.row->engine_tok_s = 1e6 * static_cast<double>(c.row->batch) / *t;
+        }
+        auto fit = std::find_if(report.fits.begin(), report.fits.end(), [&](const TargetFit& f) { return f.target == c.row->device && f.engine.empty(); });
         if (fit == report.fits.end()) {
             c.row->after_tok_s = c.row->before_tok_s;  // nothing to fit on: the bare roofline stands
             continue;
@@ -186,8 +214,11 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
     }
     for (TargetFit& f : report.fits) {
         std::vector<double> errors;
-        for (const Costed& c : costed)
-            if (c.row->device == f.target && c.row->split == "fit") errors.push_back(relative_error(*c.row->after_tok_s, c.row->measured_tok_s));
+        for (const Costed& c : costed) {
+            if (c.row->device != f.target || c.row->split != "fit") continue;
+            if (f.engine.empty()) errors.push_back(relative_error(*c.row->after_tok_s, c.row->measured_tok_s));
+            else if (c.row->engine_key == f.engine) errors.push_back(relative_error(*c.row->engine_tok_s, c.row->measured_tok_s));
+        }
         f.median_error = median(errors);
         f.max_error = errors.empty() ? 0 : *std::max_element(errors.begin(), errors.end());
     }
@@ -204,44 +235,67 @@ std::string calibration_text(const CalibrationReport& r, bool markdown) {
             return;
         }
         char line[512];
-        std::snprintf(line, sizeof line, "%-46.46s %-8s %-6s %-6s %9s %9s %9s %7s %7s  %s\n", cells[0].c_str(), cells[1].c_str(), cells[2].c_str(),
-                      cells[3].c_str(), cells[4].c_str(), cells[5].c_str(), cells[6].c_str(), cells[7].c_str(), cells[8].c_str(),
-                      cells[9].c_str());
+        std::snprintf(line, sizeof line, "%-46.46s %-8s %-6s %-6s %9s %9s %9s %7s %7s %9s %7s  %s\n", cells[0].c_str(), cells[1].c_str(),
+                      cells[2].c_str(), cells[3].c_str(), cells[4].c_str(), cells[5].c_str(), cells[6].c_str(), cells[7].c_str(),
+                      cells[8].c_str(), cells[9].c_str(), cells[10].c_str(), cells[11].c_str());
         out += line;
     };
     out += markdown ? "" : "calibration on " + r.measurements + " (sha256 " + r.sha256.substr(0, 12) + ")\n\n";
-    cell({"row", "split", "device", "format", "measured", "roofline", "fitted", "ratio", "error", "note"});
-    if (markdown) out += "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n";
-    std::vector<double> held_out;
+    cell({"row", "split", "device", "format", "measured", "roofline", "fitted", "ratio", "error", "by engine", "error", "note"});
+    if (markdown) out += "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
+    std::vector<double> held_out, held_out_engine;
     for (const auto& row : r.rows) {
         std::string before = row.before_tok_s ? schema::fixed(*row.before_tok_s, 1) : "-";
         std::string after = row.after_tok_s ? schema::fixed(*row.after_tok_s, 1) : "-";
         std::string ratio = row.after_tok_s ? schema::fixed(*row.after_tok_s / row.measured_tok_s, 2) : "-";
         std::string error = row.after_tok_s ? schema::fixed(100.0 * relative_error(*row.after_tok_s, row.measured_tok_s), 1) + "%" : "-";
-        if (row.after_tok_s && row.split == "held_out") held_out.push_back(relative_error(*row.after_tok_s, row.measured_tok_s));
-        cell({row.id, row.split, row.device, row.precision, schema::fixed(row.measured_tok_s, 1), before, after, ratio, error, row.not_costed});
+        std::string by_engine = row.engine_tok_s ? schema::fixed(*row.engine_tok_s, 1) : "-";
+        std::string engine_error = row.engine_tok_s ? schema::fixed(100.0 * relative_error(*row.engine_tok_s, row.measured_tok_s), 1) + "%" : "-";
+        if (row.after_tok_s && row.split == "held_out") {
+            held_out.push_back(relative_error(*row.after_tok_s, row.measured_tok_s));
+            held_out_engine.push_back(relative_error(row.engine_tok_s.value_or(*row.after_tok_s), row.measured_tok_s));
+        }
+        cell({row.id, row.split, row.device, row.precision, schema::fixed(row.measured_tok_s, 1), before, after, ratio, error, by_engine,
+              engine_error, row.not_costed});
     }
     out += "\n";
     for (const auto& f : r.fits) {
         char line[512];
+        const std::string who = f.engine.empty() ? f.target : f.target + " (engine " + f.engine + ")";
         std::snprintf(line, sizeof line, "%s%s: bandwidth efficiency %.3f, step overhead %.1f us, on %zu fit rows (median error %.1f%%, largest %.1f%%)\n",
-                      markdown ? "- " : "fitted ", f.target.c_str(), f.calibration.bandwidth_efficiency, f.calibration.step_overhead_us,
+                      markdown ? "- " : "fitted ", who.c_str(), f.calibration.bandwidth_efficiency, f.calibration.step_overhead_us,
                       f.fitted_on.size(), 100.0 * f.median_error, 100.0 * f.max_error);
         out += line;
     }
-    if (!held_out.empty()) {
+    auto summary = [&](const char* what, const std::vector<double>& errors) {
+        if (errors.empty()) return;
         char line[256];
-        std::snprintf(line, sizeof line, "%sheld out: %zu rows costed, median error %.1f%%, largest %.1f%%, %zu within 15%%\n",
-                      markdown ? "- " : "", held_out.size(), 100.0 * median(held_out), 100.0 * *std::max_element(held_out.begin(), held_out.end()),
-                      static_cast<std::size_t>(std::count_if(held_out.begin(), held_out.end(), [](double e) { return e <= 0.15; })));
+        std::snprintf(line, sizeof line, "%s%s: %zu rows costed, median error %.1f%%, largest %.1f%%, %zu within 15%%\n", markdown ? "- " : "", what,
+                      errors.size(), 100.0 * median(errors), 100.0 * *std::max_element(errors.begin(), errors.end()),
+                      static_cast<std::size_t>(std::count_if(errors.begin(), errors.end(), [](double e) { return e <= 0.15; })));
         out += line;
-    }
+    };
+    summary("held out", held_out);
+    if (report_has_engine_fits(r)) summary("held out, by engine where its engine has a fit (kbp stats --cost --engine)", held_out_engine);
     return out;
 }
+
+std::string engine_key(const std::string& engine) {
+    std::string key;
+    for (char ch : engine) {
+        if (std::isalnum(static_cast<unsigned char>(ch))) key += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        else if (!key.empty() && key.back() != '-') key += '-';
+    }
+    while (!key.empty() && key.back() == '-') key.pop_back();
+    return key;
+}
+
+std::string calibration_file_name(const TargetFit& f) { return f.engine.empty() ? f.target + ".json" : f.target + "." + f.engine + ".json"; }
 
 std::string calibration_file(const TargetFit& f) {
     Json o = Json::object();
     o["target"] = f.target;
+    if (!f.engine.empty()) o["engine"] = f.engine;
     o["bandwidth_efficiency"] = f.calibration.bandwidth_efficiency;
     o["step_overhead_us"] = f.calibration.step_overhead_us;
     o["origin"] = f.calibration.origin;

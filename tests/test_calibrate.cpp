@@ -221,3 +221,90 @@ TEST_CASE("calibrate plans a row with its own recipe, and leaves a row whose spl
     REQUIRE_FALSE(bad);
     CHECK(bad.error().text().find("/rows/0/kbp_recipe") != std::string::npos);
 }
+
+TEST_CASE("calibrate fits an engine with two or more of a target's fit rows on those rows alone", "[calibrate]") {
+    CHECK(kbp::planner::engine_key("NIM (vLLM)") == "nim-vllm");
+    CHECK(kbp::planner::engine_key("llama.cpp") == "llama-cpp");
+    CHECK(kbp::planner::engine_key("TensorRT-LLM") == "tensorrt-llm");
+
+    kbp::test::TempDir dir;
+    auto planner = synthetic_setup(dir);
+    // Engine "Slow One" reaches 50% of the bandwidth, engine "fast" 80%; neither adds an overhead.
+    const Calibration slow{0.5, 0.0, ""}, fast{0.8, 0.0, ""};
+    auto engine_row = [&](const Sample& s, const char* split, const char* engine, const Calibration& c, const char* id) {
+        OJson r = row(s, split, synthetic_tok_s(planner, s, c));
+        r["engine"] = engine;
+        r["id"] = id;
+        return r;
+    };
+    std::vector<OJson> rows{engine_row(samples[0], "fit", "Slow One", slow, "s0"), engine_row(samples[1], "fit", "Slow One", slow, "s1"),
+                            engine_row(samples[2], "fit", "fast", fast, "f2"), engine_row(samples[3], "fit", "fast", fast, "f3"),
+                            engine_row(samples[1], "held_out", "fast", fast, "f1-held")};
+    write(dir.file("m/measurements.json"), measurements(rows).dump(2));
+    auto report = kbp::planner::calibrate(planner, dir.file("m/measurements.json"));
+    INFO((report ? std::string() : report.error().text()));
+    REQUIRE(report);
+    REQUIRE(report->fits.size() == 3);
+    CHECK(report->fits[0].engine.empty());  // the pooled fit first, on all four rows
+    CHECK(report->fits[0].fitted_on.size() == 4);
+    CHECK(report->fits[1].engine == "fast");
+    CHECK(report->fits[1].calibration.bandwidth_efficiency == Approx(0.8).margin(0.0051));
+    CHECK(report->fits[1].fitted_on == std::vector<std::string>{"f2", "f3"});
+    CHECK(report->fits[2].engine == "slow-one");
+    CHECK(report->fits[2].calibration.bandwidth_efficiency == Approx(0.5).margin(0.0051));
+    CHECK(report->fits[2].max_error < 0.01);
+    CHECK(kbp::planner::calibration_file_name(report->fits[0]) == "synth.json");
+    CHECK(kbp::planner::calibration_file_name(report->fits[2]) == "synth.slow-one.json");
+    CHECK(kbp::planner::calibration_file(report->fits[2]).find("\"engine\": \"slow-one\"") != std::string::npos);
+    // The held-out row of engine "fast" is judged with the pooled fit, and with fast's, which finds it.
+    const auto& held = report->rows[4];
+    REQUIRE(held.engine_tok_s);
+    CHECK(*held.engine_tok_s / held.measured_tok_s == Approx(1.0).margin(0.01));
+    CHECK(std::abs(*held.after_tok_s / held.measured_tok_s - 1.0) > 0.02);
+    const std::string text = kbp::planner::calibration_text(*report);
+    CHECK(text.find("fitted synth (engine fast): bandwidth efficiency 0.800") != std::string::npos);
+    CHECK(text.find("held out, by engine where its engine has a fit") != std::string::npos);
+
+    // One engine with every fit row gets no fit of its own: the pooled one is the same.
+    rows.erase(rows.begin(), rows.begin() + 2);
+    write(dir.file("m/one-engine.json"), measurements(rows).dump(2));
+    auto one = kbp::planner::calibrate(planner, dir.file("m/one-engine.json"));
+    REQUIRE(one);
+    CHECK(one->fits.size() == 1);
+    CHECK_FALSE(one->rows[2].engine_tok_s);
+}
+
+TEST_CASE("kbp stats --cost --engine applies that engine's calibration; the pooled one stands without it", "[calibrate][cost]") {
+    kbp::test::TempDir dir;
+    add_synthetic_target(dir);
+    write(dir.file("catalog/calibrations/synth.json"),
+          R"({"target": "synth", "bandwidth_efficiency": 0.5, "step_overhead_us": 300, "origin": "pooled by hand", "fitted_on": ["x"]})");
+    write(dir.file("catalog/calibrations/synth.vllm.json"),
+          R"({"target": "synth", "engine": "vllm", "bandwidth_efficiency": 0.8, "step_overhead_us": 0, "origin": "vllm by hand", "fitted_on": ["y"]})");
+    auto planner = Planner::load(dir.file("catalog"));
+    INFO((planner ? std::string() : planner.error().text()));
+    REQUIRE(planner);
+    kbp::planner::PlanRequest request;
+    request.config_path = kbp::test::source_dir() + "/samples/" + samples[0].folder + "/config.json";
+    request.recipe = samples[0].recipe;
+    request.target = "synth";
+    auto plan = planner->plan(request);
+    REQUIRE(plan);
+    kbp::planner::CostOptions options;
+    options.target = "synth";
+    auto pooled = kbp::planner::estimate_cost(planner->catalog(), plan->blueprint, options);
+    REQUIRE(pooled);
+    REQUIRE(pooled->calibration);
+    CHECK(pooled->calibration->origin == "pooled by hand");
+    options.engine = "vllm";
+    auto vllm = kbp::planner::estimate_cost(planner->catalog(), plan->blueprint, options);
+    REQUIRE(vllm);
+    REQUIRE(vllm->calibration);
+    CHECK(vllm->calibration->origin == "vllm by hand");
+    CHECK(vllm->calibration->bandwidth_efficiency == 0.8);
+    CHECK(vllm->tokens_per_s > pooled->tokens_per_s);
+    options.engine = "sglang";
+    auto none = kbp::planner::estimate_cost(planner->catalog(), plan->blueprint, options);
+    REQUIRE_FALSE(none);
+    CHECK(none.error().text().find("target 'synth' has no calibration fitted on engine 'sglang' (it has: vllm)") != std::string::npos);
+}
