@@ -25,7 +25,7 @@ int run_calibrate(int argc, char** argv) {
         std::filesystem::create_directories(std::filesystem::path(*dir) / "calibrations", ec);
         if (ec) return report(make_error(ErrorCode::output, *dir + "/calibrations", ec.message()));
         for (const auto& fit : result->fits) {
-            std::string path = (std::filesystem::path(*dir) / "calibrations" / (fit.target + ".json")).string();
+            std::string path = (std::filesystem::path(*dir) / "calibrations" / planner::calibration_file_name(fit)).string();
             if (auto s = write_file_atomic(path, planner::calibration_file(fit)); !s) return report(s.error());
             std::cerr << prefix("note") << "wrote " << path << "\n";
         }

@@ -36,7 +36,7 @@ int run_stats(int argc, char** argv) {
     int code = 0;
     auto args = parse_command("stats", argc, argv,
                               {{"--json", ""}, {"--output", "-o", true}, {"--cost", ""}, {"--context", "", true}, {"--target", "", true},
-                               {"--catalog", "", true}, {"--sweep", "", true}},
+                               {"--catalog", "", true}, {"--sweep", "", true}, {"--engine", "", true}},
                               1, 1, code);
     if (!args) return code;
     const std::string& file = args->positional[0];
@@ -45,7 +45,7 @@ int run_stats(int argc, char** argv) {
     bool json = args->flag("--json");
     std::string text;
     if (!args->flag("--cost"))
-        for (const char* cost_only : {"--context", "--target", "--catalog", "--sweep"})
+        for (const char* cost_only : {"--context", "--target", "--catalog", "--sweep", "--engine"})
             if (args->value(cost_only)) return usage_error("stats", std::string(cost_only) + " goes with --cost (the roofline cost), which was not asked for");
     if (args->flag("--cost")) {
         planner::CostOptions options;
@@ -56,6 +56,7 @@ int run_stats(int argc, char** argv) {
         }
         options.target = args->value("--target");
         options.catalog_dir = args->value("--catalog");
+        options.engine = args->value("--engine");
         if (auto s = use_recorded_target(*b, file, options); !s) return report(s.error());
         if (auto sweep_arg = args->value("--sweep")) {
             auto spec = planner::parse_sweep(*sweep_arg);

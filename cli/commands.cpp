@@ -60,7 +60,7 @@ const std::array<Command, 13> table{{
      run_check},
     {"stats", "summarize a blueprint",
      "usage: kbp stats FILE [--json] [-o OUT]\n"
-     "       kbp stats FILE --cost [--context N] [--target NAME|FILE] [--catalog DIR] [--json]\n"
+     "       kbp stats FILE --cost [--context N] [--target NAME|FILE] [--catalog DIR] [--engine KEY] [--json]\n"
      "       kbp stats FILE --cost --sweep context=1k..128k|rows=1..128 [--context N] [--json]\n\n"
      "Prints layers by kind and template, nodes by op / family / compute, groups by fusion rule,\n"
      "inserted quantization points, edges by format, the bytes per token that move between\n"
@@ -73,24 +73,29 @@ const std::array<Command, 13> table{{
      "recurrent and conv state), FLOPs, the time of each group (max of bytes / bandwidth and\n"
      "FLOPs / peak, plus launch overhead) and the implied tokens/s. A target with a calibration\n"
      "(calibrations/<target>.json, made by kbp calibrate) has its bandwidth efficiency and step\n"
-     "overhead applied, and the output says so. --sweep costs the plan along one axis (doubling from\n"
+     "overhead applied, and the output says so; --engine KEY applies the one fitted on that engine's\n"
+     "rows alone (calibrations/<target>.<KEY>.json: vllm, nim, llama-cpp...) instead. --sweep costs the plan along one axis (doubling from\n"
      "the first value to the last, or a list: context=1024,8192): tokens/s, step time, the share of\n"
      "it that is compute-bound and the memory weights and caches need, with where the step turns\n"
      "compute-bound and where it stops fitting; rows re-costs the plan's own kernels. --json of a\n"
-     "sweep is what kbp render draws as a line chart. --context, --target, --catalog and --sweep\n"
-     "go with --cost only.\n",
+     "sweep is what kbp render draws as a line chart. --context, --target, --catalog, --sweep and\n"
+     "--engine go with --cost only.\n",
      run_stats},
     {"calibrate", "fit the cost's efficiency figures on published measurements",
      "usage: kbp calibrate MEASUREMENTS [-o DIR] [--catalog DIR] [--markdown]\n\n"
      "Reads a kbp-measurements/v1 file (samples/measurements.json: published single-request decode\n"
      "throughput, each row with its source and a `split`), plans every row kbp can (its kbp_sample\n"
-     "config, the recipe kbp_recipes gives its precision, its device as the target, one device) for\n"
+     "config, its own kbp_recipe or the one kbp_recipes gives its precision, its device as the\n"
+     "target, its devices all tensor-parallel: --tp) for\n"
      "its batch as a decode arm, and costs it at its mean context (prompt + half the output). For each\n"
      "target it fits, on that target's `fit` rows alone, the fraction of the datasheet bandwidth\n"
-     "memory-bound kernels reach and a fixed overhead per step; `held_out` rows are only judged.\n"
+     "memory-bound kernels reach and, on more than two rows, a fixed overhead per step; an engine\n"
+     "with two or more of a target's fit rows (not all) gets a fit of its own, applied only by kbp\n"
+     "stats --cost --engine. `held_out` rows are only judged.\n"
      "Prints every row: measured tok/s, the bare roofline, the fitted estimate, ratio and error, and\n"
      "why a row was not costed; then the figures per target and the held-out errors (--markdown: as\n"
-     "a table). -o DIR writes DIR/calibrations/<target>.json, which --catalog DIR (or a copy in\n"
+     "a table). -o DIR writes DIR/calibrations/<target>.json (and <target>.<engine>.json), which\n"
+     "--catalog DIR (or a copy in\n"
      "planner/data/calibrations/) makes kbp stats --cost apply.\n",
      run_calibrate},
     {"fmt", "rewrite a blueprint canonically",

@@ -1,8 +1,10 @@
 #include "planner/calibrate.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 
 #include "planner/check_data.hpp"
@@ -24,6 +26,15 @@ struct Costed {
 std::optional<std::string> recipe_for(const Json& recipes, const std::string& precision) {
     if (auto it = recipes.find(precision); it != recipes.end() && it->is_string()) return it->get<std::string>();
     return std::nullopt;
+}
+
+std::string today_utc() {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char day[16];
+    std::strftime(day, sizeof day, "%Y-%m-%d", &utc);
+    return day;
 }
 
 double relative_error(double estimate, double measured) { return std::abs(estimate / measured - 1.0); }
@@ -71,7 +82,9 @@ Result<TargetFit> fit_target(const Planner& planner, const std::string& target, 
             if (!t) return t.error();
             steps.push_back(*t);
         }
-        const double overhead = rows.size() > 1 ? best_overhead(steps, rows) : 0.0;
+        // Two parameters need more than two rows behind them: on two rows an efficiency and an
+        // overhead fit both exactly whatever they are, and say nothing of the rows not seen.
+        const double overhead = rows.size() > 2 ? best_overhead(steps, rows) : 0.0;
         double loss = 0;
         for (std::size_t i = 0; i < rows.size(); ++i) {
             double e = (steps[i] + overhead) / rows[i]->measured_step_us - 1.0;
@@ -84,6 +97,10 @@ Result<TargetFit> fit_target(const Planner& planner, const std::string& target, 
     }
     for (const Costed* c : rows) best.fitted_on.push_back(c->row->id);
     return best;
+}
+
+bool report_has_engine_fits(const CalibrationReport& r) {
+    return std::any_of(r.fits.begin(), r.fits.end(), [](const TargetFit& f) { return !f.engine.empty(); });
 }
 
 }  // namespace
@@ -113,14 +130,18 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         row.device = m.at("device").get<std::string>();
         row.precision = m.at("precision").get<std::string>();
         row.engine = m.at("engine").get<std::string>();
+        row.engine_key = engine_key(row.engine);
         row.measured_tok_s = m.at("decode_tok_s").get<double>();
         row.batch = m.at("batch").get<std::int64_t>();
         // The cache grows from the prompt to the prompt plus the output: its mean length.
         const std::int64_t input = m.at("input_tokens").is_null() ? 0 : m.at("input_tokens").get<std::int64_t>();
         const std::int64_t output = m.at("output_tokens").is_null() ? 0 : m.at("output_tokens").get<std::int64_t>();
         row.context = input + output / 2;
-        auto recipe = recipe_for(recipes, row.precision);
+        // A row may name its own recipe: what its engine stores, when kbp_recipes' is not that.
+        auto recipe = m.contains("kbp_recipe") ? std::optional<std::string>(m.at("kbp_recipe").get<std::string>()) : recipe_for(recipes, row.precision);
         if (m.at("kbp_sample").is_null()) row.not_costed = "no kbp config for this model";
+        else if (m.at("tp").is_null() || m.at("device_count").is_null())
+            row.not_costed = "the source does not say how many devices served it, or how it was split";
         else if (m.at("device_count").get<std::int64_t>() != m.at("tp").get<std::int64_t>())
             row.not_costed = "devices not all tensor-parallel (data or expert parallel)";
         else if (!recipe) row.not_costed = "no kbp recipe for " + row.precision;
@@ -156,10 +177,33 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         if (!fit) return fit.error();
         fit->calibration.origin = "kbp calibrate " + std::filesystem::path(measurements_path).filename().string() + " (sha256 " +
                                   report.sha256.substr(0, 12) + "): " + std::to_string(rows_of_target.size()) + " fit rows";
+        fit->date = today_utc();
+        report.fits.push_back(std::move(*fit));
+    }
+    // An engine with at least two of its target's fit rows, but not all of them, gets its own fit.
+    std::map<std::pair<std::string, std::string>, std::vector<const Costed*>> engine_rows;
+    for (const Costed& c : costed)
+        if (c.row->split == "fit") engine_rows[{c.row->device, c.row->engine_key}].push_back(&c);
+    const std::size_t pooled_fits = report.fits.size();
+    for (const auto& [key, rows_of_engine] : engine_rows) {
+        if (rows_of_engine.size() < 2 || rows_of_engine.size() == fit_rows[key.first].size()) continue;
+        auto fit = fit_target(planner, key.first, rows_of_engine);
+        if (!fit) return fit.error();
+        fit->engine = key.second;
+        fit->calibration.origin = "kbp calibrate " + std::filesystem::path(measurements_path).filename().string() + " (sha256 " +
+                                  report.sha256.substr(0, 12) + "): " + std::to_string(rows_of_engine.size()) + " fit rows of engine " + key.second;
+        fit->date = today_utc();
         report.fits.push_back(std::move(*fit));
     }
     for (Costed& c : costed) {
-        auto fit = std::find_if(report.fits.begin(), report.fits.end(), [&](const TargetFit& f) { return f.target == c.row->device; });
+        auto engine_fit = std::find_if(report.fits.begin() + static_cast<std::ptrdiff_t>(pooled_fits), report.fits.end(),
+                                       [&](const TargetFit& f) { return f.target == c.row->device && f.engine == c.row->engine_key; });
+        if (engine_fit != report.fits.end()) {
+            auto t = step_us(planner, c, engine_fit->calibration);
+            if (!t) return t.error();
+            c.row->engine_tok_s = 1e6 * static_cast<double>(c.row->batch) / *t;
+        }
+        auto fit = std::find_if(report.fits.begin(), report.fits.end(), [&](const TargetFit& f) { return f.target == c.row->device && f.engine.empty(); });
         if (fit == report.fits.end()) {
             c.row->after_tok_s = c.row->before_tok_s;  // nothing to fit on: the bare roofline stands
             continue;
@@ -170,8 +214,11 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
     }
     for (TargetFit& f : report.fits) {
         std::vector<double> errors;
-        for (const Costed& c : costed)
-            if (c.row->device == f.target && c.row->split == "fit") errors.push_back(relative_error(*c.row->after_tok_s, c.row->measured_tok_s));
+        for (const Costed& c : costed) {
+            if (c.row->device != f.target || c.row->split != "fit") continue;
+            if (f.engine.empty()) errors.push_back(relative_error(*c.row->after_tok_s, c.row->measured_tok_s));
+            else if (c.row->engine_key == f.engine) errors.push_back(relative_error(*c.row->engine_tok_s, c.row->measured_tok_s));
+        }
         f.median_error = median(errors);
         f.max_error = errors.empty() ? 0 : *std::max_element(errors.begin(), errors.end());
     }
@@ -188,48 +235,72 @@ std::string calibration_text(const CalibrationReport& r, bool markdown) {
             return;
         }
         char line[512];
-        std::snprintf(line, sizeof line, "%-46.46s %-8s %-6s %-6s %9s %9s %9s %7s %7s  %s\n", cells[0].c_str(), cells[1].c_str(), cells[2].c_str(),
-                      cells[3].c_str(), cells[4].c_str(), cells[5].c_str(), cells[6].c_str(), cells[7].c_str(), cells[8].c_str(),
-                      cells[9].c_str());
+        std::snprintf(line, sizeof line, "%-46.46s %-8s %-6s %-6s %9s %9s %9s %7s %7s %9s %7s  %s\n", cells[0].c_str(), cells[1].c_str(),
+                      cells[2].c_str(), cells[3].c_str(), cells[4].c_str(), cells[5].c_str(), cells[6].c_str(), cells[7].c_str(),
+                      cells[8].c_str(), cells[9].c_str(), cells[10].c_str(), cells[11].c_str());
         out += line;
     };
     out += markdown ? "" : "calibration on " + r.measurements + " (sha256 " + r.sha256.substr(0, 12) + ")\n\n";
-    cell({"row", "split", "device", "format", "measured", "roofline", "fitted", "ratio", "error", "note"});
-    if (markdown) out += "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n";
-    std::vector<double> held_out;
+    cell({"row", "split", "device", "format", "measured", "roofline", "fitted", "ratio", "error", "by engine", "error", "note"});
+    if (markdown) out += "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
+    std::vector<double> held_out, held_out_engine;
     for (const auto& row : r.rows) {
         std::string before = row.before_tok_s ? schema::fixed(*row.before_tok_s, 1) : "-";
         std::string after = row.after_tok_s ? schema::fixed(*row.after_tok_s, 1) : "-";
         std::string ratio = row.after_tok_s ? schema::fixed(*row.after_tok_s / row.measured_tok_s, 2) : "-";
         std::string error = row.after_tok_s ? schema::fixed(100.0 * relative_error(*row.after_tok_s, row.measured_tok_s), 1) + "%" : "-";
-        if (row.after_tok_s && row.split == "held_out") held_out.push_back(relative_error(*row.after_tok_s, row.measured_tok_s));
-        cell({row.id, row.split, row.device, row.precision, schema::fixed(row.measured_tok_s, 1), before, after, ratio, error, row.not_costed});
+        std::string by_engine = row.engine_tok_s ? schema::fixed(*row.engine_tok_s, 1) : "-";
+        std::string engine_error = row.engine_tok_s ? schema::fixed(100.0 * relative_error(*row.engine_tok_s, row.measured_tok_s), 1) + "%" : "-";
+        if (row.after_tok_s && row.split == "held_out") {
+            held_out.push_back(relative_error(*row.after_tok_s, row.measured_tok_s));
+            held_out_engine.push_back(relative_error(row.engine_tok_s.value_or(*row.after_tok_s), row.measured_tok_s));
+        }
+        cell({row.id, row.split, row.device, row.precision, schema::fixed(row.measured_tok_s, 1), before, after, ratio, error, by_engine,
+              engine_error, row.not_costed});
     }
     out += "\n";
     for (const auto& f : r.fits) {
         char line[512];
+        const std::string who = f.engine.empty() ? f.target : f.target + " (engine " + f.engine + ")";
         std::snprintf(line, sizeof line, "%s%s: bandwidth efficiency %.3f, step overhead %.1f us, on %zu fit rows (median error %.1f%%, largest %.1f%%)\n",
-                      markdown ? "- " : "fitted ", f.target.c_str(), f.calibration.bandwidth_efficiency, f.calibration.step_overhead_us,
+                      markdown ? "- " : "fitted ", who.c_str(), f.calibration.bandwidth_efficiency, f.calibration.step_overhead_us,
                       f.fitted_on.size(), 100.0 * f.median_error, 100.0 * f.max_error);
         out += line;
     }
-    if (!held_out.empty()) {
+    auto summary = [&](const char* what, const std::vector<double>& errors) {
+        if (errors.empty()) return;
         char line[256];
-        std::snprintf(line, sizeof line, "%sheld out: %zu rows costed, median error %.1f%%, largest %.1f%%, %zu within 15%%\n",
-                      markdown ? "- " : "", held_out.size(), 100.0 * median(held_out), 100.0 * *std::max_element(held_out.begin(), held_out.end()),
-                      static_cast<std::size_t>(std::count_if(held_out.begin(), held_out.end(), [](double e) { return e <= 0.15; })));
+        std::snprintf(line, sizeof line, "%s%s: %zu rows costed, median error %.1f%%, largest %.1f%%, %zu within 15%%\n", markdown ? "- " : "", what,
+                      errors.size(), 100.0 * median(errors), 100.0 * *std::max_element(errors.begin(), errors.end()),
+                      static_cast<std::size_t>(std::count_if(errors.begin(), errors.end(), [](double e) { return e <= 0.15; })));
         out += line;
-    }
+    };
+    summary("held out", held_out);
+    if (report_has_engine_fits(r)) summary("held out, by engine where its engine has a fit (kbp stats --cost --engine)", held_out_engine);
     return out;
 }
+
+std::string engine_key(const std::string& engine) {
+    std::string key;
+    for (char ch : engine) {
+        if (std::isalnum(static_cast<unsigned char>(ch))) key += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        else if (!key.empty() && key.back() != '-') key += '-';
+    }
+    while (!key.empty() && key.back() == '-') key.pop_back();
+    return key;
+}
+
+std::string calibration_file_name(const TargetFit& f) { return f.engine.empty() ? f.target + ".json" : f.target + "." + f.engine + ".json"; }
 
 std::string calibration_file(const TargetFit& f) {
     Json o = Json::object();
     o["target"] = f.target;
+    if (!f.engine.empty()) o["engine"] = f.engine;
     o["bandwidth_efficiency"] = f.calibration.bandwidth_efficiency;
     o["step_overhead_us"] = f.calibration.step_overhead_us;
     o["origin"] = f.calibration.origin;
     o["fitted_on"] = f.fitted_on;
+    if (!f.date.empty()) o["date"] = f.date;
     o["fit_error"] = {{"median", std::round(f.median_error * 1e4) / 1e4}, {"max", std::round(f.max_error * 1e4) / 1e4}};
     return o.dump(2) + "\n";
 }

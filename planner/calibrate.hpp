@@ -2,14 +2,23 @@
 // (a kbp-measurements/v1 file, samples/measurements.json), and judges the fit on the rows it
 // never saw.
 //
-// Every row kbp can plan (its `kbp_sample` config, a recipe for its precision, a target for its
-// device, its devices all tensor-parallel: --tp) is planned for its batch as a decode arm and costed at its mean context
+// Every row kbp can plan (its `kbp_sample` config, its own `kbp_recipe` or the file's recipe for
+// its precision, a target for its device, its devices stated and all tensor-parallel: --tp) is
+// planned for its batch as a decode arm and costed at its mean context
 // (the prompt plus half the generated tokens): first as a bare roofline, then with the target's
 // fitted figures. For each target the fit chooses, on that target's `fit` rows only, the
 // bandwidth efficiency (0.20..1.00, by search: the roofline is a max per kernel, not linear)
 // and, for that efficiency, the step overhead that least-squares the relative error (closed
-// form, at least 0); with one fit row, the overhead stays 0. `held_out` rows are costed with the
+// form, at least 0); with one or two fit rows, the overhead stays 0 (two figures fitted on two
+// rows match them exactly, whatever the truth). `held_out` rows are costed with the
 // result and never inform it. A row kbp cannot plan is listed with the reason.
+//
+// Engines differ for real on one device (llama.cpp, vLLM, TensorRT-LLM): where at least two of a
+// target's fit rows come from one engine, and not every fit row does, that engine gets a fit of
+// its own on those rows (the same rule: an overhead only on more than two). A row is then also
+// costed with its engine's figures, which `kbp stats --cost --engine KEY` applies when asked;
+// without --engine the target's pooled fit stands. The key is the engine's name in lower case,
+// every run of other characters a '-' ("NIM (vLLM)" -> "nim-vllm").
 #pragma once
 
 #include <map>
@@ -26,14 +35,18 @@ struct CalibrationRow {
     std::string id, split, model, device, precision, engine;
     double measured_tok_s = 0;
     std::int64_t batch = 1, context = 0;
-    std::optional<double> before_tok_s, after_tok_s;  // bare roofline; with the fitted figures
+    std::string engine_key;                           // the engine as calibration files name it ("vllm")
+    std::optional<double> before_tok_s, after_tok_s;  // bare roofline; with the target's pooled figures
+    std::optional<double> engine_tok_s;               // with its engine's figures, where its engine has a fit
     std::string not_costed;                           // why the row was not planned, or ""
 };
 
 struct TargetFit {
     std::string target;
+    std::string engine;  // "" for the target's pooled fit, else the engine key its rows share
     Calibration calibration;
     std::vector<std::string> fitted_on;
+    std::string date;  // the day the fit was made (UTC, YYYY-MM-DD)
     double median_error = 0, max_error = 0;  // |estimate / measured - 1| on the fit rows
 };
 
@@ -51,6 +64,10 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
 // The table of rows (measured, before, after, ratio) and the fitted figures per target, and the
 // held-out errors; `markdown` for a table a README can hold.
 std::string calibration_text(const CalibrationReport& report, bool markdown = false);
+// The key calibration files give an engine's name: "NIM (vLLM)" -> "nim-vllm".
+std::string engine_key(const std::string& engine);
+// The file one fit is written to: "<target>.json", or "<target>.<engine>.json".
+std::string calibration_file_name(const TargetFit& fit);
 // calibrations/<target>.json for one fit (planner/data/schemas/calibrations.schema.json).
 std::string calibration_file(const TargetFit& fit);
 

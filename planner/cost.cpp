@@ -35,13 +35,25 @@ std::string plan_target(const schema::Blueprint& b) {
     return name.substr(0, name.find('/'));
 }
 
-// The calibration file for `target` (its "target" member names it), if the catalog has one.
-std::optional<Calibration> calibration_of(const Catalog& catalog, const std::string& target) {
-    for (const DataFile* f : catalog.all("calibrations"))
-        if (f->json.at("target").get<std::string>() == target)
-            return Calibration{f->json.at("bandwidth_efficiency").get<double>(), f->json.at("step_overhead_us").get<double>(),
-                               f->json.at("origin").get<std::string>()};
-    return std::nullopt;
+// The calibration file for `target` (its "target" member names it) and `engine` (its "engine"
+// member; none: the target's pooled fit, a file without one), if the catalog has one. An engine
+// asked for that has no fit on the target is an error naming the engines that have one.
+Result<std::optional<Calibration>> calibration_of(const Catalog& catalog, const std::string& target, const std::optional<std::string>& engine) {
+    std::string engines;
+    for (const DataFile* f : catalog.all("calibrations")) {
+        if (f->json.at("target").get<std::string>() != target) continue;
+        const std::string its = f->json.value("engine", std::string());
+        if (!its.empty()) engines += (engines.empty() ? "" : ", ") + its;
+        if (its != engine.value_or(""))
+            continue;
+        return std::optional<Calibration>(Calibration{f->json.at("bandwidth_efficiency").get<double>(), f->json.at("step_overhead_us").get<double>(),
+                                                      f->json.at("origin").get<std::string>()});
+    }
+    if (engine)
+        return make_error(ErrorCode::invalid_input, "--engine " + *engine,
+                          "target '" + target + "' has no calibration fitted on engine '" + *engine + "'" +
+                              (engines.empty() ? std::string(" (it has none by engine)") : " (it has: " + engines + ")"));
+    return std::optional<Calibration>();
 }
 
 }  // namespace
@@ -116,7 +128,13 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
         if (auto ocm = t.find("ocm_bytes"); ocm != t.end() && ocm->is_number()) r.ocm_bytes = ocm->get<std::int64_t>();
     }
     const double launch_us = t.value("launch_overhead_us", 3.0);
-    r.calibration = options.calibration ? options.calibration : calibration_of(catalog, r.target);
+    if (options.calibration) {
+        r.calibration = options.calibration;
+    } else {
+        auto found = calibration_of(catalog, r.target, options.engine);
+        if (!found) return found.error();
+        r.calibration = *found;
+    }
     const Calibration calibration = r.calibration.value_or(Calibration{});
     auto memory = schema::compute_memory(b);
     r.largest_live_bytes = memory.largest_live_bytes;

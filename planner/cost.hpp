@@ -39,6 +39,9 @@ struct CostOptions {
     // Instead of the target's calibration file (kbp calibrate tries candidates; {1, 0} is the
     // bare roofline).
     std::optional<Calibration> calibration;
+    // The calibration fitted on one engine's rows (calibrations/<target>.<engine>.json) instead of
+    // the target's pooled one; an engine without one on the target is an error.
+    std::optional<std::string> engine;
 };
 
 struct GroupCost {

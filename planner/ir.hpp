@@ -93,6 +93,7 @@ struct Ir {
     std::string defaults_chosen;
     std::string inputs_from;  // where the recipe and target were named, for errors: "recipe from --recipe, target from ..."
     std::vector<schema::Symbol> symbols;
+    std::int64_t kv_head_replicas = 1;  // --tp a multiple of the kv heads: copies of each (tensor_parallel.hpp)
     schema::JsonObject config_fields;  // the config fields that describe the plan
     std::map<std::string, std::vector<std::string>> symbol_fields;  // symbol -> the config fields it reads
     std::int64_t rows = 1;  // the arm's rows per step

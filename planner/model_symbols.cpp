@@ -143,6 +143,7 @@ Status resolve_symbols(Ir& ir) {
         ir.symbols.push_back({name, *value});
     }
     if (auto s = tensor_split.status(); !s) return s;
+    ir.kv_head_replicas = tensor_split.kv_head_replicas();
 
     // The architecture's consistency checks: a config that cannot be a model is refused.
     const Json checks = arch.value("checks", Json::array());

@@ -14,7 +14,8 @@ struct SplitField {
     std::string_view what;  // "8 kv heads do not split ..."
 };
 
-// In the order a refusal is reported.
+// In the order a refusal is reported; the kv heads first, the only field that may be replicated.
+constexpr std::size_t kv_heads_rank = 0;
 constexpr std::array<SplitField, 8> split_fields{{
     {"num_key_value_heads", "kv heads"},
     {"num_attention_heads", "heads"},
@@ -36,6 +37,9 @@ void TensorSplit::split(const std::string& /*name*/, const std::string& field, s
         if (split_fields[rank].field != field) continue;
         if (value % tp_ == 0) {
             value /= tp_;
+        } else if (rank == kv_heads_rank && tp_ % value == 0) {
+            kv_head_replicas_ = tp_ / value;  // each device holds one, duplicated
+            value = 1;
         } else if (static_cast<int>(rank) < refused_rank_) {
             refused_rank_ = static_cast<int>(rank);
             refused_ = make_error(ErrorCode::invalid_input, ir_.config->origin + ": /" + field,
@@ -90,6 +94,7 @@ void record_parallel(const Ir& ir, schema::Blueprint& b) {
         p.all_reduce_bytes_per_token = std::max(p.all_reduce_bytes_per_token, bytes);
         p.all_reduce_bytes_per_step += bytes * b.arm.rows;
     }
+    if (ir.kv_head_replicas > 1) p.extras.emplace_back("kv_head_replicas", schema::JsonValue(ir.kv_head_replicas));
     b.arm.parallel = std::move(p);
 }
 

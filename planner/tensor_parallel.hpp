@@ -4,9 +4,14 @@
 //     intermediate sizes, linear attention's heads) becomes its per-device value, so every node,
 //     edge and weight the plan builds is one device's share; a field the devices do not divide
 //     is refused, naming it;
+//   - the key/value heads alone may also be fewer than the devices, when tp is a multiple of
+//     them: each device then holds one kv head, duplicated tp / kv_heads times over the devices,
+//     as vLLM, SGLang and TensorRT-LLM replicate them (4 kv heads over --tp 8: one each, two
+//     copies of every head); the query heads must still divide;
 //   - a target with no interconnect refuses a split;
 //   - the built plan records the split (arm.parallel, schema/blueprint.hpp): the interconnect,
-//     and one all-reduce per residual add (after o_proj and after down_proj), each of the
+//     the kv heads' replication (its extra member `kv_head_replicas`, when above 1), and one
+//     all-reduce per residual add (after o_proj and after down_proj), each of the
 //     hidden width times the bytes of the partial sum's format per row.
 // tp_cost.hpp prices the all-reduces. With --tp 1 none of this changes a plan.
 #pragma once
@@ -32,10 +37,14 @@ public:
     void split(const std::string& name, const std::string& field, std::int64_t& value);
     // The refusal, if a field did not divide.
     Status status() const;
+    // Copies of each kv head over the devices: tp / kv_heads when tp is a multiple of the kv
+    // heads and above them, else 1.
+    std::int64_t kv_head_replicas() const { return kv_head_replicas_; }
 
 private:
     const Ir& ir_;
     std::int64_t tp_ = 1;
+    std::int64_t kv_head_replicas_ = 1;
     std::optional<Error> refused_;
     int refused_rank_ = 99;
 };

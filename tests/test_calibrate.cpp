@@ -134,6 +134,12 @@ TEST_CASE("calibrate recovers the efficiency and step overhead a synthetic targe
     CHECK(fit.calibration.step_overhead_us == Approx(180.0).margin(6.0));
     CHECK(fit.fitted_on == std::vector<std::string>{"synth-llama-3.1-8b", "synth-qwen3-8b", "synth-qwen2.5-7b"});
     CHECK(fit.max_error < 0.01);
+    // The file records the day of the fit beside its rows, and kbp reads it back as a calibration.
+    CHECK(fit.date.size() == 10);
+    const std::string file = kbp::planner::calibration_file(fit);
+    CHECK(file.find("\"date\": \"" + fit.date + "\"") != std::string::npos);
+    write(dir.file("catalog/calibrations/synth.json"), file);
+    CHECK(Planner::load(dir.file("catalog")).ok());
     // The bare roofline is faster than the measurement by the lost bandwidth and overhead.
     for (const auto& r : report->rows) {
         REQUIRE(r.before_tok_s);
@@ -184,4 +190,121 @@ TEST_CASE("calibrate refuses a broken measurement file with its place, and a cal
     auto broken = Planner::load(dir.file("catalog"));
     REQUIRE_FALSE(broken);
     CHECK(broken.error().text().find("calibrations/nope.json: /target") != std::string::npos);
+}
+
+TEST_CASE("calibrate plans a row with its own recipe, and leaves a row whose split is not stated uncosted", "[calibrate]") {
+    kbp::test::TempDir dir;
+    auto planner = synthetic_setup(dir);
+    // samples[1] measured as fp8, but the row says its engine stored bf16: it is planned in bf16.
+    OJson own = row(samples[1], "fit", 100.0);
+    own["precision"] = "fp8";
+    own["kbp_recipe"] = "bf16";
+    OJson unstated = row(samples[0], "held_out", 100.0);
+    unstated["id"] = "synth-unstated";
+    unstated["device_count"] = nullptr;
+    unstated["tp"] = nullptr;
+    write(dir.file("m/measurements.json"), measurements({own, unstated}).dump(2));
+    auto report = kbp::planner::calibrate(planner, dir.file("m/measurements.json"));
+    INFO((report ? std::string() : report.error().text()));
+    REQUIRE(report);
+    REQUIRE(report->rows.size() == 2);
+    REQUIRE(report->rows[0].before_tok_s);
+    CHECK(*report->rows[0].before_tok_s == Approx(synthetic_tok_s(planner, samples[1], Calibration{})).epsilon(1e-9));
+    CHECK(*report->rows[0].before_tok_s != Approx(synthetic_tok_s(planner, Sample{"qwen3-8b", "fp8", "fp8-dynamic", 1024, 512}, Calibration{})));
+    CHECK_FALSE(report->rows[1].before_tok_s);
+    CHECK(report->rows[1].not_costed == "the source does not say how many devices served it, or how it was split");
+
+    // A recipe kbp does not have is refused with the row's place.
+    own["kbp_recipe"] = "bf17";
+    write(dir.file("m/bad-recipe.json"), measurements({own}).dump(2));
+    auto bad = kbp::planner::calibrate(planner, dir.file("m/bad-recipe.json"));
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().text().find("/rows/0/kbp_recipe") != std::string::npos);
+}
+
+TEST_CASE("calibrate fits an engine with two or more of a target's fit rows on those rows alone", "[calibrate]") {
+    CHECK(kbp::planner::engine_key("NIM (vLLM)") == "nim-vllm");
+    CHECK(kbp::planner::engine_key("llama.cpp") == "llama-cpp");
+    CHECK(kbp::planner::engine_key("TensorRT-LLM") == "tensorrt-llm");
+
+    kbp::test::TempDir dir;
+    auto planner = synthetic_setup(dir);
+    // Engine "Slow One" reaches 50% of the bandwidth, engine "fast" 80%; neither adds an overhead.
+    const Calibration slow{0.5, 0.0, ""}, fast{0.8, 0.0, ""};
+    auto engine_row = [&](const Sample& s, const char* split, const char* engine, const Calibration& c, const char* id) {
+        OJson r = row(s, split, synthetic_tok_s(planner, s, c));
+        r["engine"] = engine;
+        r["id"] = id;
+        return r;
+    };
+    std::vector<OJson> rows{engine_row(samples[0], "fit", "Slow One", slow, "s0"), engine_row(samples[1], "fit", "Slow One", slow, "s1"),
+                            engine_row(samples[2], "fit", "fast", fast, "f2"), engine_row(samples[3], "fit", "fast", fast, "f3"),
+                            engine_row(samples[1], "held_out", "fast", fast, "f1-held")};
+    write(dir.file("m/measurements.json"), measurements(rows).dump(2));
+    auto report = kbp::planner::calibrate(planner, dir.file("m/measurements.json"));
+    INFO((report ? std::string() : report.error().text()));
+    REQUIRE(report);
+    REQUIRE(report->fits.size() == 3);
+    CHECK(report->fits[0].engine.empty());  // the pooled fit first, on all four rows
+    CHECK(report->fits[0].fitted_on.size() == 4);
+    CHECK(report->fits[1].engine == "fast");
+    CHECK(report->fits[1].calibration.bandwidth_efficiency == Approx(0.8).margin(0.0051));
+    CHECK(report->fits[1].fitted_on == std::vector<std::string>{"f2", "f3"});
+    CHECK(report->fits[2].engine == "slow-one");
+    CHECK(report->fits[2].calibration.bandwidth_efficiency == Approx(0.5).margin(0.0051));
+    CHECK(report->fits[2].max_error < 0.01);
+    CHECK(kbp::planner::calibration_file_name(report->fits[0]) == "synth.json");
+    CHECK(kbp::planner::calibration_file_name(report->fits[2]) == "synth.slow-one.json");
+    CHECK(kbp::planner::calibration_file(report->fits[2]).find("\"engine\": \"slow-one\"") != std::string::npos);
+    // The held-out row of engine "fast" is judged with the pooled fit, and with fast's, which finds it.
+    const auto& held = report->rows[4];
+    REQUIRE(held.engine_tok_s);
+    CHECK(*held.engine_tok_s / held.measured_tok_s == Approx(1.0).margin(0.01));
+    CHECK(std::abs(*held.after_tok_s / held.measured_tok_s - 1.0) > 0.02);
+    const std::string text = kbp::planner::calibration_text(*report);
+    CHECK(text.find("fitted synth (engine fast): bandwidth efficiency 0.800") != std::string::npos);
+    CHECK(text.find("held out, by engine where its engine has a fit") != std::string::npos);
+
+    // One engine with every fit row gets no fit of its own: the pooled one is the same.
+    rows.erase(rows.begin(), rows.begin() + 2);
+    write(dir.file("m/one-engine.json"), measurements(rows).dump(2));
+    auto one = kbp::planner::calibrate(planner, dir.file("m/one-engine.json"));
+    REQUIRE(one);
+    CHECK(one->fits.size() == 1);
+    CHECK_FALSE(one->rows[2].engine_tok_s);
+}
+
+TEST_CASE("kbp stats --cost --engine applies that engine's calibration; the pooled one stands without it", "[calibrate][cost]") {
+    kbp::test::TempDir dir;
+    add_synthetic_target(dir);
+    write(dir.file("catalog/calibrations/synth.json"),
+          R"({"target": "synth", "bandwidth_efficiency": 0.5, "step_overhead_us": 300, "origin": "pooled by hand", "fitted_on": ["x"]})");
+    write(dir.file("catalog/calibrations/synth.vllm.json"),
+          R"({"target": "synth", "engine": "vllm", "bandwidth_efficiency": 0.8, "step_overhead_us": 0, "origin": "vllm by hand", "fitted_on": ["y"]})");
+    auto planner = Planner::load(dir.file("catalog"));
+    INFO((planner ? std::string() : planner.error().text()));
+    REQUIRE(planner);
+    kbp::planner::PlanRequest request;
+    request.config_path = kbp::test::source_dir() + "/samples/" + samples[0].folder + "/config.json";
+    request.recipe = samples[0].recipe;
+    request.target = "synth";
+    auto plan = planner->plan(request);
+    REQUIRE(plan);
+    kbp::planner::CostOptions options;
+    options.target = "synth";
+    auto pooled = kbp::planner::estimate_cost(planner->catalog(), plan->blueprint, options);
+    REQUIRE(pooled);
+    REQUIRE(pooled->calibration);
+    CHECK(pooled->calibration->origin == "pooled by hand");
+    options.engine = "vllm";
+    auto vllm = kbp::planner::estimate_cost(planner->catalog(), plan->blueprint, options);
+    REQUIRE(vllm);
+    REQUIRE(vllm->calibration);
+    CHECK(vllm->calibration->origin == "vllm by hand");
+    CHECK(vllm->calibration->bandwidth_efficiency == 0.8);
+    CHECK(vllm->tokens_per_s > pooled->tokens_per_s);
+    options.engine = "sglang";
+    auto none = kbp::planner::estimate_cost(planner->catalog(), plan->blueprint, options);
+    REQUIRE_FALSE(none);
+    CHECK(none.error().text().find("target 'synth' has no calibration fitted on engine 'sglang' (it has: vllm)") != std::string::npos);
 }

@@ -1,5 +1,6 @@
 // Tensor parallelism (kbp plan --tp N, planner/tensor_parallel.hpp and planner/tp_cost.hpp):
-// a split the config's heads do not divide is refused naming the field; --tp 2 halves every
+// a split the config's heads do not divide is refused naming the field, except kv heads that
+// divide tp, which are replicated (one per device) and recorded; --tp 2 halves every
 // split weight and the KV cache per device and records two all-reduces per layer whose bytes are
 // worked out by hand; the H200 target plans and costs Llama-3.3-70B in bf16.
 #include <catch2/catch.hpp>
@@ -45,11 +46,18 @@ TEST_CASE("tp: a split the heads do not divide is refused, naming the config fie
     CHECK(p.error().where == llama70b() + ": /num_key_value_heads");
     CHECK(p.error().message == "8 kv heads do not split over 3 devices (--tp 3)");
 
-    // 64 query heads and 8 kv heads split over 16 devices: the kv heads are refused.
-    r.tp = 16;
+    // 8 kv heads over 12 devices: 12 neither divides 8 nor is a multiple of it.
+    r.tp = 12;
     p = planner::make_plan(r);
     REQUIRE_FALSE(p.ok());
     CHECK(p.error().where == llama70b() + ": /num_key_value_heads");
+    CHECK(p.error().message == "8 kv heads do not split over 12 devices (--tp 12)");
+    // 24 devices replicate the 8 kv heads (3 copies each), but do not divide the 64 query heads.
+    r.tp = 24;
+    p = planner::make_plan(r);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error().where == llama70b() + ": /num_attention_heads");
+    CHECK(p.error().message == "64 heads do not split over 24 devices (--tp 24)");
     // The MLP: 28672 does not divide by 5 (nor do the heads).
     r.tp = 5;
     p = planner::make_plan(r);
@@ -183,4 +191,66 @@ TEST_CASE("tp: Llama-3.3-70B in bf16 needs two H100s, fits one H200", "[planner]
     CHECK(cost->stored_weight_bytes < 142e9);
     CHECK(cost->tokens_per_s > 25);
     CHECK(cost->tokens_per_s < 4800e9 / 140e9);
+}
+
+TEST_CASE("tp: kv heads fewer than the devices are replicated when tp is a multiple of them", "[planner][tp]") {
+    // small-llama: 8 query heads, 2 kv heads. --tp 4: 2 query heads and 1 kv head per device,
+    // each kv head held by 2 devices; --tp 8: 1 and 1, 4 copies.
+    auto two = planner::make_plan(small_llama(2));
+    auto four = planner::make_plan(small_llama(4));
+    auto eight = planner::make_plan(small_llama(8));
+    INFO((four ? std::string() : four.error().text()) << (eight ? std::string() : eight.error().text()));
+    REQUIRE(two.ok());
+    REQUIRE(four.ok());
+    REQUIRE(eight.ok());
+    const auto& b2 = two->blueprint;
+    const auto& b4 = four->blueprint;
+    const auto& b8 = eight->blueprint;
+    CHECK(symbol(b4, "q_heads") == 2);
+    CHECK(symbol(b4, "kv_heads") == 1);
+    CHECK(symbol(b8, "q_heads") == 1);
+    CHECK(symbol(b8, "kv_heads") == 1);
+    CHECK(symbol(b8, "inter") == 512);
+
+    // The plan records the copies; a split that divides the kv heads records none.
+    auto replicas = [](const schema::Blueprint& b) -> std::int64_t {
+        for (const auto& [key, value] : b.arm.parallel->extras)
+            if (key == "kv_head_replicas") return value.integer();
+        return 1;
+    };
+    REQUIRE(b2.arm.parallel.has_value());
+    REQUIRE(b4.arm.parallel.has_value());
+    REQUIRE(b8.arm.parallel.has_value());
+    CHECK(b2.arm.parallel->extras.empty());
+    CHECK(replicas(b4) == 2);
+    CHECK(replicas(b8) == 4);
+    auto text = schema::write_blueprint(b8, {.pretty = true});
+    CHECK_THAT(text, Catch::Contains("\"kv_head_replicas\": 4"));
+    auto back = schema::read_blueprint(text, "tp8.json");
+    REQUIRE(back.ok());
+    CHECK(*back->arm.parallel == *b8.arm.parallel);
+
+    // Each device holds one whole kv head: the KV cache per device stops shrinking past tp 2,
+    // while the query side keeps halving.
+    planner::CostOptions options;
+    options.calibration = planner::Calibration{};
+    auto c2 = planner::estimate_cost(b2, options);
+    auto c4 = planner::estimate_cost(b4, options);
+    auto c8 = planner::estimate_cost(b8, options);
+    REQUIRE(c2.ok());
+    REQUIRE(c4.ok());
+    REQUIRE(c8.ok());
+    CHECK(c4->resident_state_bytes == Approx(c2->resident_state_bytes));
+    CHECK(c8->resident_state_bytes == Approx(c2->resident_state_bytes));
+    // k and v projections, per layer, per device: 1024 x 128 each in bf16 at every tp >= 2; the
+    // q and o projections halve from tp 4 to tp 8: 2 x (1024 x 256 - 1024 x 128) x 2 B per layer,
+    // and the MLP: 3 x 1024 x (1024 - 512) x 2 B per layer, over 2 layers.
+    const double qo = 2.0 * (1024.0 * 256 - 1024.0 * 128) * 2;
+    const double mlp = 3.0 * 1024 * (1024 - 512) * 2;
+    CHECK(c4->stored_weight_bytes - c8->stored_weight_bytes == Approx(2 * (qo + mlp)));
+
+    // A kv-head count that tp neither divides nor is a multiple of: still refused, naming it.
+    auto three = planner::make_plan(small_llama(3));
+    REQUIRE_FALSE(three.ok());
+    CHECK(three.error().where == std::string(KBP_SMALL_LLAMA_CONFIG) + ": /num_key_value_heads");
 }
