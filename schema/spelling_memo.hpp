@@ -15,6 +15,7 @@
 #include <cstring>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "schema/interned_list.hpp"
@@ -41,9 +42,15 @@ namespace kbp::schema {
         a = static_cast<unsigned char>(p[0]) | static_cast<std::uint64_t>(static_cast<unsigned char>(p[n / 2])) << 8 |
             static_cast<std::uint64_t>(static_cast<unsigned char>(p[n - 1])) << 16;
     }
-    std::uint64_t h = (a ^ n) * 0x9E3779B97F4A7C15ull;
-    h ^= (b + (h >> 31)) * 0xC2B2AE3D27D4EB4Full;
-    return h ^ (h >> 29);
+    // Every input bit must reach the low bits a table indexes by: a product's low bits see only
+    // its operands' low bits, so without the final mix "glm_router_topk_rank_kda" and "..._dsa"
+    // (which differ in b's sixth byte) shared a slot and evicted each other on every node.
+    std::uint64_t h = (a ^ n) * 0x9E3779B97F4A7C15ull ^ b;
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;  // MurmurHash3's 64-bit finalizer
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ull;
+    return h ^ (h >> 33);
 }
 
 // Equal texts, compared eight bytes at a time and inline: names are short, and a call to memcmp
@@ -76,37 +83,47 @@ namespace kbp::schema {
     return true;
 }
 
+// Two ways per set, the most recently used first: with one, any two of a plan's few hundred
+// spellings that share a slot (dozens of pairs, by the birthday bound) evicted each other on
+// every node that named them.
 template <class Value, std::size_t Slots = 512> class SpellingMemo {
-    static_assert((Slots & (Slots - 1)) == 0, "a power of two");
+    static_assert((Slots & (Slots - 1)) == 0 && Slots >= 2, "a power of two");
 
 public:
     // parse(s) when s was not seen (or was pushed out), else what it gave last time.
     template <class Parse> const Value& get(std::string_view s, Parse&& parse) {
-        Entry& e = slots_[spelling_hash(s) & (Slots - 1)];
-        if (!s.empty() && same_spelling(std::string_view(e.key, e.key_size), s)) return e.value;  // "" always parses
-        e.value = parse(s);
+        Entry* set = &slots_[(spelling_hash(s) & (Slots / 2 - 1)) * 2];
+        if (!s.empty()) {  // "" always parses (its parse may be an error)
+            if (same_spelling(set[0].key(), s)) return set[0].value;
+            if (same_spelling(set[1].key(), s)) {
+                std::swap(set[0], set[1]);
+                return set[0].value;
+            }
+        }
+        set[1] = std::move(set[0]);
+        set[0].value = parse(s);
         Sym key(s);  // interned: the text outlives the document it came from
-        e.key = key.data();
-        e.key_size = key.size();
-        return e.value;
+        set[0].text = key.data();
+        set[0].size = key.size();
+        return set[0].value;
     }
 
 private:
     // The key's interned text by pointer and length (not a Sym): a hit then compares without
-    // first loading the interned std::string. An empty slot has the empty key, and the empty
-    // spelling is never looked up (its parse may be an error).
+    // first loading the interned std::string. An empty slot has the empty key.
     struct Entry {
-        const char* key = "";
-        std::size_t key_size = 0;
+        const char* text = "";
+        std::size_t size = 0;
         Value value{};
+        std::string_view key() const { return {text, size}; }
     };
     std::array<Entry, Slots> slots_{};
 };
 
 // The same for a list of spellings (a node's steps, a group's kernels): one hash and one compare
-// per element instead of one intern each, and the list is built once.
+// per element instead of one intern each, and the list is built once. Two ways per set, as above.
 template <std::size_t Slots = 256> class SymListMemo {
-    static_assert((Slots & (Slots - 1)) == 0, "a power of two");
+    static_assert((Slots & (Slots - 1)) == 0 && Slots >= 2, "a power of two");
 
 public:
     static constexpr std::size_t max_items = 16;  // longer lists are not remembered
@@ -115,11 +132,16 @@ public:
     template <class Make> SymList get(std::span<const std::string_view> items, Make&& make) {
         std::uint64_t h = items.size();
         for (std::string_view s : items) h = (h ^ spelling_hash(s)) * 0x9E3779B97F4A7C15ull;
-        Entry& e = slots_[(h ^ (h >> 32)) & (Slots - 1)];
-        if (e.filled && matches(e.list, items)) return e.list;
-        e.list = make(items);
-        e.filled = true;
-        return e.list;
+        Entry* set = &slots_[((h ^ (h >> 32)) & (Slots / 2 - 1)) * 2];
+        if (set[0].filled && matches(set[0].list, items)) return set[0].list;
+        if (set[1].filled && matches(set[1].list, items)) {
+            std::swap(set[0], set[1]);
+            return set[0].list;
+        }
+        set[1] = set[0];
+        set[0].list = make(items);
+        set[0].filled = true;
+        return set[0].list;
     }
 
 private:
