@@ -48,7 +48,7 @@ struct FormatRow {
 };
 
 // By width, then by how the format is scaled; the legend lists formats in this order.
-constexpr std::array<FormatRow, 15> format_rows{{
+constexpr std::array<FormatRow, 16> format_rows{{
     {FormatId::nvfp4_g16, 4, {"#f4aaa6", "#c0392b"}},
     {FormatId::mxfp4_g32, 4, {"#f7c4a0", "#d35400"}},
     {FormatId::int4_b128, 4, {"#f6c1d8", "#ad1457"}},
@@ -58,6 +58,7 @@ constexpr std::array<FormatRow, 15> format_rows{{
     {FormatId::int8_token, 8, {"#e4d4f4", "#6a3d9a"}},
     {FormatId::int8_channel, 8, {"#ebdff7", "#7e57c2"}},
     {FormatId::int8_static, 8, {"#efe6f8", "#8e6bbf"}},
+    {FormatId::int8_b32, 8, {"#dcd0ee", "#5b3f8c"}},
     {FormatId::i8, 8, {"#e8e0f0", "#5e4b7a"}},
     {FormatId::bf16, 16, {"#cdebc9", "#2e7d32"}},
     {FormatId::f16, 16, {"#cdeceb", "#00796b"}},

@@ -132,6 +132,7 @@ bool is_quantized(const schema::Format& f) {
         case FormatId::int8_token:
         case FormatId::int8_channel:
         case FormatId::int8_static:
+        case FormatId::int8_b32:
         case FormatId::fx32: return true;
         default: return false;
     }

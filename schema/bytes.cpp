@@ -26,6 +26,8 @@ std::optional<std::int64_t> row_bytes(const Format& format, std::int64_t d) {
         case FormatId::mxfp4_g32: return ceil_div(d, 2) + ceil_div(d, 32);
         // MatMulNBits: an f32 scale per block of 128, 4-bit zero points packed two per byte.
         case FormatId::int4_b128: return ceil_div(d, 2) + 4 * ceil_div(d, 128) + ceil_div(ceil_div(d, 128), 2);
+        // llama.cpp's Q8_0 (ggml's block_q8_0): 32 int8 codes and an f16 scale, 34 bytes per 32.
+        case FormatId::int8_b32: return d + 2 * ceil_div(d, 32);
         case FormatId::unknown: return std::nullopt;
     }
     return std::nullopt;

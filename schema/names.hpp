@@ -33,6 +33,7 @@ enum class FormatId : std::uint8_t {
     int8_channel, // "int8/channel": int8 with one f32 scale per output channel
     int8_static,  // "int8/static": int8 with a calibrated scale fixed at compile time
     fx32,         // "fx32/f<F>": FixedPoint32 with F fractional bits (Chimera GPNPU)
+    int8_b32,     // "int8/b32": symmetric int8, an f16 scale per 32 (llama.cpp's Q8_0)
 };
 
 // The op an node performs. Projections are "linear:<role>" (the role is kept apart).

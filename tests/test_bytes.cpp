@@ -40,6 +40,13 @@ TEST_CASE("bytes: row_bytes follows each format's rule", "[bytes]") {
         CHECK(bytes("nvfp4/g16", 16) == 13);      // 8 + 1 + 4
         CHECK(bytes("nvfp4/g16", 2048) == 1156);  // 1024 + 128 + 4
     }
+    SECTION("int8/b32 (llama.cpp's Q8_0): a byte a value plus an f16 scale per 32, 34 bytes a block") {
+        CHECK(Format::parse("int8/b32").id == FormatId::int8_b32);
+        CHECK(Format::parse("int8/b32").name() == "int8/b32");
+        CHECK(bytes("int8/b32", 32) == 34);
+        CHECK(bytes("int8/b32", 4096) == 4352);  // 4096 codes + 128 scales of 2 bytes: 8.5 bits a value
+        CHECK(bytes("int8/b32", 33) == 37);      // a partial block still has its scale
+    }
     SECTION("zero width") {
         CHECK(bytes("bf16", 0) == 0);
         CHECK(bytes("f32", 0) == 0);
@@ -64,6 +71,9 @@ TEST_CASE("bytes: weight_bytes", "[bytes]") {
     CHECK(weight_bytes(Format::parse("bf16"), 4096, 4096) == std::int64_t{4096} * 4096 * 2);
     CHECK(weight_bytes(Format::parse("nvfp4/g16"), 4096, 4096) == std::int64_t{4096} * (2048 + 256) + 4);
     CHECK(weight_bytes(Format::parse("fp8/channel"), 10, 64) == 10 * 64 + 4 * 10);
+    // Q8_0's scales are per block of a row, not per channel: Qwen2.5-7B's q_proj (3584 x 3584) in 34 bytes per 32.
+    CHECK(weight_bytes(Format::parse("int8/b32"), 3584, 3584) == std::int64_t{3584} * 3584 / 32 * 34);
+    CHECK(weight_bytes(Format::parse("int8/b32"), 10, 64) == 10 * (64 + 4));
     CHECK_FALSE(weight_bytes(Format::parse("mxfp6/g32"), 4, 4).has_value());
 }
 

@@ -308,3 +308,24 @@ TEST_CASE("kbp stats --cost --engine applies that engine's calibration; the pool
     REQUIRE_FALSE(none);
     CHECK(none.error().text().find("target 'synth' has no calibration fitted on engine 'sglang' (it has: vllm)") != std::string::npos);
 }
+
+TEST_CASE("the shipped measurements: llama.cpp's two Q8_0 rows are planned with gguf-q8_0 and costed", "[calibrate][q8_0]") {
+    auto planner = Planner::load(std::nullopt);
+    REQUIRE(planner);
+    auto report = kbp::planner::calibrate(*planner, kbp::test::source_dir() + "/samples/measurements.json");
+    INFO((report ? std::string() : report.error().text()));
+    REQUIRE(report);
+    int q8 = 0;
+    for (const auto& r : report->rows) {
+        if (r.precision != "q8_0") continue;
+        ++q8;
+        INFO(r.id);
+        CHECK(r.not_costed.empty());
+        REQUIRE(r.before_tok_s);
+        REQUIRE(r.after_tok_s);
+        // A bare roofline at GB10's 273 GB/s is faster than the measurement, but not wildly.
+        CHECK(*r.before_tok_s > r.measured_tok_s);
+        CHECK(*r.before_tok_s < 2.0 * r.measured_tok_s);
+    }
+    CHECK(q8 == 2);
+}

@@ -333,3 +333,55 @@ TEST_CASE("families: a recipe or target file the config's hints name is found be
     REQUIRE_FALSE(p.ok());
     CHECK(p.error().where == dir.file("model/config.json") + ": /kbp/recipe");
 }
+
+TEST_CASE("families: llama.cpp's Q8_0 GGUFs plan int8/b32 weights on the mmvq kernels", "[families][q8_0]") {
+    using kbp::schema::FormatId;
+    using kbp::schema::OpId;
+    auto q8 = [](const std::string& name, const std::string& recipe) {
+        auto r = request(sample(name));
+        r.recipe = recipe;
+        r.target = "gb10";
+        return plan_of(r);
+    };
+    // gguf-q8_0 on a dense model: every projection and the LM head in int8/b32, read by mmvq at one row.
+    auto dense = q8("qwen2.5-7b", "gguf-q8_0");
+    int projections = 0;
+    for (const auto& n : dense.nodes) {
+        if (n.op.kind.id != OpId::linear && n.op.kind.id != OpId::lm_head) continue;
+        ++projections;
+        INFO(n.id);
+        REQUIRE(n.precision.weight);
+        CHECK(n.precision.weight->id == FormatId::int8_b32);
+        REQUIRE(n.kernel);
+        CHECK(n.kernel->str() == "mmvq::mul_mat_vec_q8_0_q8_1");
+        CHECK(n.family.str() == "int8_b32_mmvq");
+    }
+    CHECK(projections > 28 * 4);
+    // ... and on a MoE model the experts too, through the expert form; the router stays bf16.
+    auto moe = q8("qwen3-30b-a3b", "gguf-q8_0");
+    const auto* experts = node(moe, "l0.moe.experts_gate_up");
+    REQUIRE(experts);
+    CHECK(experts->precision.weight->id == FormatId::int8_b32);
+    REQUIRE(experts->kernel);
+    CHECK(experts->kernel->str() == "mmvq::mul_mat_vec_q8_0_q8_1_id");
+    for (const auto& n : moe.nodes)
+        if (n.op.kind.id == OpId::router) CHECK(n.precision.weight->id == FormatId::bf16);
+    // gguf-mxfp4-moe: gpt-oss's experts stay MXFP4, its other projections and LM head are Q8_0.
+    auto oss = q8("gpt-oss-20b", "gguf-mxfp4-moe");
+    CHECK(node(oss, "l0.moe.experts_gate_up")->precision.weight->id == FormatId::mxfp4_g32);
+    for (const auto& n : oss.nodes)
+        if (n.op.kind.id == OpId::linear || n.op.kind.id == OpId::lm_head) {
+            INFO(n.id);
+            CHECK(n.precision.weight->id == FormatId::int8_b32);
+        }
+    // More rows than mmvq serves (8) go to the tiled mmq GEMM.
+    auto r = request(sample("qwen2.5-7b"), "prefill", 512);
+    r.recipe = "gguf-q8_0";
+    r.target = "gb10";
+    auto prefill = plan_of(r);
+    for (const auto& n : prefill.nodes)
+        if (n.op.kind.id == OpId::linear) {
+            REQUIRE(n.kernel);
+            CHECK(n.kernel->str() == "mmq::mul_mat_q8_0");
+        }
+}
