@@ -16,7 +16,8 @@ namespace kbp::schema {
 // Bytes of one row of `dim` values in `format` (codes + scales), or nullopt when the format
 // is unknown to this version. bf16 2d; f32, i32 4d; fp8/token d+4 (an f32 scale per row);
 // nvfp4/g16 d/2 + d/16 + 4 (packed codes, an E4M3 scale per 16, an f32 global scale);
-// int4/b128 d/2 + 4 d/128 + d/256 (MatMulNBits: an f32 scale and a 4-bit zero point per 128).
+// int4/b128 d/2 + 4 d/128 + d/256 (MatMulNBits: an f32 scale and a 4-bit zero point per 128);
+// int8/b32 d + 2 d/32 (llama.cpp's Q8_0: an f16 scale per block of 32).
 std::optional<std::int64_t> row_bytes(const Format& format, std::int64_t dim);
 
 // Bytes of a whole weight matrix of `rows` x `cols` values stored in `format`.
