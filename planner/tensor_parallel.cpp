@@ -94,7 +94,7 @@ void record_parallel(const Ir& ir, schema::Blueprint& b) {
         p.all_reduce_bytes_per_token = std::max(p.all_reduce_bytes_per_token, bytes);
         p.all_reduce_bytes_per_step += bytes * b.arm.rows;
     }
-    if (ir.kv_head_replicas > 1) p.extras.emplace_back("kv_head_replicas", schema::JsonValue(ir.kv_head_replicas));
+    if (ir.kv_head_replicas > 1) p.kv_head_replicas = ir.kv_head_replicas;
     b.arm.parallel = std::move(p);
 }
 

@@ -10,7 +10,7 @@
 //     copies of every head); the query heads must still divide;
 //   - a target with no interconnect refuses a split;
 //   - the built plan records the split (arm.parallel, schema/blueprint.hpp): the interconnect,
-//     the kv heads' replication (its extra member `kv_head_replicas`, when above 1), and one
+//     the kv heads' replication (its member `kv_head_replicas`, when above 1), and one
 //     all-reduce per residual add (after o_proj and after down_proj), each of the
 //     hidden width times the bytes of the partial sum's format per row.
 // tp_cost.hpp prices the all-reduces. With --tp 1 none of this changes a plan.

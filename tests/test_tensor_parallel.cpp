@@ -213,15 +213,12 @@ TEST_CASE("tp: kv heads fewer than the devices are replicated when tp is a multi
     CHECK(symbol(b8, "inter") == 512);
 
     // The plan records the copies; a split that divides the kv heads records none.
-    auto replicas = [](const schema::Blueprint& b) -> std::int64_t {
-        for (const auto& [key, value] : b.arm.parallel->extras)
-            if (key == "kv_head_replicas") return value.integer();
-        return 1;
-    };
+    auto replicas = [](const schema::Blueprint& b) { return b.arm.parallel->kv_head_replicas.value_or(1); };
     REQUIRE(b2.arm.parallel.has_value());
     REQUIRE(b4.arm.parallel.has_value());
     REQUIRE(b8.arm.parallel.has_value());
     CHECK(b2.arm.parallel->extras.empty());
+    CHECK_FALSE(b2.arm.parallel->kv_head_replicas.has_value());
     CHECK(replicas(b4) == 2);
     CHECK(replicas(b8) == 4);
     auto text = schema::write_blueprint(b8, {.pretty = true});
