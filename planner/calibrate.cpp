@@ -4,8 +4,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
+#include <functional>
 
 #include "planner/check_data.hpp"
 #include "schema/numbers.hpp"
@@ -20,21 +20,14 @@ struct Costed {
     CalibrationRow* row;  // its device is the target it is costed on
     schema::Blueprint plan;
     double measured_step_us = 0;  // one decode step of `batch` rows, as measured
+    std::string main_family;      // the kernel family most of its bare roofline step is spent in
+    double main_family_share = 0;
 };
 
 // The recipe a published precision is planned with; absent: kbp has none for it (yet).
 std::optional<std::string> recipe_for(const Json& recipes, const std::string& precision) {
     if (auto it = recipes.find(precision); it != recipes.end() && it->is_string()) return it->get<std::string>();
     return std::nullopt;
-}
-
-std::string today_utc() {
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    char day[16];
-    std::strftime(day, sizeof day, "%Y-%m-%d", &utc);
-    return day;
 }
 
 double relative_error(double estimate, double measured) { return std::abs(estimate / measured - 1.0); }
@@ -46,12 +39,16 @@ double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-Result<double> step_us(const Planner& planner, const Costed& c, const Calibration& calibration) {
+Result<CostReport> cost_of(const Planner& planner, const Costed& c, const Calibration& calibration) {
     CostOptions options;
     options.context = c.row->context;
     options.target = c.row->device;
     options.calibration = calibration;
-    auto cost = estimate_cost(planner.catalog(), c.plan, options);
+    return estimate_cost(planner.catalog(), c.plan, options);
+}
+
+Result<double> step_us(const Planner& planner, const Costed& c, const Calibration& calibration) {
+    auto cost = cost_of(planner, c, calibration);
     if (!cost) return cost.error();
     return cost->total.time_us;
 }
@@ -68,22 +65,28 @@ double best_overhead(const std::vector<double>& steps, const std::vector<const C
     return std::max(0.0, num / den);
 }
 
-Result<TargetFit> fit_target(const Planner& planner, const std::string& target, const std::vector<const Costed*>& rows) {
-    TargetFit best;
-    best.target = target;
+// Sets the one efficiency a search moves: the pooled one, or one kernel family's.
+using EfficiencyKnob = std::function<void(Calibration&, double)>;
+
+// The efficiency that, set by `knob` into `base`, least-squares the relative error of `rows`:
+// by search over 0.20..1.00 in steps of 0.005, each candidate re-costing the rows (the step time
+// is a sum of per-kernel maxima, not linear in it). With more than two rows the step overhead is
+// re-fitted for each candidate; two parameters on two rows fit both exactly whatever they are,
+// and say nothing of the rows not seen.
+Result<Calibration> search_efficiency(const Planner& planner, const std::vector<const Costed*>& rows, const Calibration& base,
+                                      const EfficiencyKnob& knob) {
+    Calibration best = base;
     double best_loss = INFINITY;
-    // Efficiency by search over 0.20..1.00 in steps of 0.005: each candidate re-costs the rows
-    // (the step time is a sum of per-kernel maxima, not linear in it).
     for (int k = 200; k <= 1000; k += 5) {
-        const double efficiency = k / 1000.0;
+        Calibration candidate = base;
+        knob(candidate, k / 1000.0);
+        candidate.step_overhead_us = 0.0;
         std::vector<double> steps;
         for (const Costed* c : rows) {
-            auto t = step_us(planner, *c, Calibration{efficiency, 0.0, ""});
+            auto t = step_us(planner, *c, candidate);
             if (!t) return t.error();
             steps.push_back(*t);
         }
-        // Two parameters need more than two rows behind them: on two rows an efficiency and an
-        // overhead fit both exactly whatever they are, and say nothing of the rows not seen.
         const double overhead = rows.size() > 2 ? best_overhead(steps, rows) : 0.0;
         double loss = 0;
         for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -92,11 +95,68 @@ Result<TargetFit> fit_target(const Planner& planner, const std::string& target, 
         }
         if (loss < best_loss - 1e-12) {
             best_loss = loss;
-            best.calibration = Calibration{efficiency, std::round(overhead * 10.0) / 10.0, ""};
+            best = candidate;
+            best.step_overhead_us = std::round(overhead * 10.0) / 10.0;
         }
     }
-    for (const Costed* c : rows) best.fitted_on.push_back(c->row->id);
     return best;
+}
+
+// The kernel families that get an efficiency of their own on `rows`: each the main family (at
+// least half the bare roofline step) of two rows or more (one row would fit its family exactly,
+// whatever it is), taken largest first (then by name) while at least one row is left whose main
+// family has none: the pooled efficiency, which prices every other family, is fitted on it.
+std::vector<std::string> families_with_own_efficiency(const std::vector<const Costed*>& rows) {
+    std::map<std::string, std::size_t> rows_of_family;
+    for (const Costed* c : rows)
+        if (c->main_family_share >= 0.5) ++rows_of_family[c->main_family];
+    std::vector<std::pair<std::string, std::size_t>> candidates(rows_of_family.begin(), rows_of_family.end());
+    std::stable_sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::vector<std::string> families;
+    std::size_t left = rows.size();
+    for (const auto& [family, n] : candidates)
+        if (n >= 2 && left - n >= 1) {
+            families.push_back(family);
+            left -= n;
+        }
+    return families;
+}
+
+// A target's (or one engine's) figures on its fit rows: the pooled efficiency and overhead; then,
+// where families_with_own_efficiency finds families, each family's efficiency in turn and the
+// pooled one again (no longer pulled toward those families' own), by rounds until a round
+// changes nothing (coordinate descent on the grid: it stops, each round lowers the loss or ends).
+Result<TargetFit> fit_target(const Planner& planner, const std::string& target, const std::vector<const Costed*>& rows) {
+    const EfficiencyKnob pooled = [](Calibration& c, double e) { c.bandwidth_efficiency = e; };
+    auto fit = search_efficiency(planner, rows, Calibration{}, pooled);
+    if (!fit) return fit.error();
+    const std::vector<std::string> families = families_with_own_efficiency(rows);
+    for (int round = 0; round < 8 && !families.empty(); ++round) {
+        const Calibration before = *fit;
+        for (const std::string& family : families) {
+            fit = search_efficiency(planner, rows, *fit, [&family](Calibration& c, double e) { c.family_efficiency[family] = e; });
+            if (!fit) return fit.error();
+        }
+        fit = search_efficiency(planner, rows, *fit, pooled);
+        if (!fit) return fit.error();
+        if (fit->bandwidth_efficiency == before.bandwidth_efficiency && fit->family_efficiency == before.family_efficiency &&
+            fit->step_overhead_us == before.step_overhead_us)
+            break;
+    }
+    TargetFit result;
+    result.target = target;
+    result.calibration = std::move(*fit);
+    for (const Costed* c : rows) {
+        result.fitted_on.push_back(c->row->id);
+        result.date = std::max(result.date, c->row->source_date);
+    }
+    return result;
+}
+
+// "kbp calibrate measurements.json (sha256 0123456789ab): 3 fit rows[ of engine E]"
+std::string fit_origin(const CalibrationReport& report, std::size_t rows, const std::string& engine) {
+    return "kbp calibrate " + std::filesystem::path(report.measurements).filename().string() + " (sha256 " + report.sha256.substr(0, 12) +
+           "): " + std::to_string(rows) + " fit rows" + (engine.empty() ? "" : " of engine " + engine);
 }
 
 bool report_has_engine_fits(const CalibrationReport& r) {
@@ -132,6 +192,7 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         row.engine = m.at("engine").get<std::string>();
         row.engine_key = engine_key(row.engine);
         row.measured_tok_s = m.at("decode_tok_s").get<double>();
+        row.source_date = m.at("source").at("date").get<std::string>();
         row.batch = m.at("batch").get<std::int64_t>();
         // The cache grows from the prompt to the prompt plus the output: its mean length.
         const std::int64_t input = m.at("input_tokens").is_null() ? 0 : m.at("input_tokens").get<std::int64_t>();
@@ -161,10 +222,14 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
             row.not_costed = "kbp plan: " + plan.error().text();
             continue;
         }
-        Costed c{&row, std::move(plan->blueprint), 1e6 * static_cast<double>(row.batch) / row.measured_tok_s};
-        auto bare = step_us(planner, c, Calibration{});
+        Costed c{&row, std::move(plan->blueprint), 1e6 * static_cast<double>(row.batch) / row.measured_tok_s, "", 0.0};
+        auto bare = cost_of(planner, c, Calibration{});
         if (!bare) return bare.error();
-        row.before_tok_s = 1e6 * static_cast<double>(row.batch) / *bare;
+        row.before_tok_s = 1e6 * static_cast<double>(row.batch) / bare->total.time_us;
+        if (!bare->time_by_family.empty()) {  // largest first
+            c.main_family = bare->time_by_family.front().first;
+            c.main_family_share = bare->time_by_family.front().second / bare->total.time_us;
+        }
         costed.push_back(std::move(c));
     }
 
@@ -175,9 +240,7 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
     for (const auto& [target, rows_of_target] : fit_rows) {
         auto fit = fit_target(planner, target, rows_of_target);
         if (!fit) return fit.error();
-        fit->calibration.origin = "kbp calibrate " + std::filesystem::path(measurements_path).filename().string() + " (sha256 " +
-                                  report.sha256.substr(0, 12) + "): " + std::to_string(rows_of_target.size()) + " fit rows";
-        fit->date = today_utc();
+        fit->calibration.origin = fit_origin(report, rows_of_target.size(), "");
         report.fits.push_back(std::move(*fit));
     }
     // An engine with at least two of its target's fit rows, but not all of them, gets its own fit.
@@ -190,9 +253,7 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         auto fit = fit_target(planner, key.first, rows_of_engine);
         if (!fit) return fit.error();
         fit->engine = key.second;
-        fit->calibration.origin = "kbp calibrate " + std::filesystem::path(measurements_path).filename().string() + " (sha256 " +
-                                  report.sha256.substr(0, 12) + "): " + std::to_string(rows_of_engine.size()) + " fit rows of engine " + key.second;
-        fit->date = today_utc();
+        fit->calibration.origin = fit_origin(report, rows_of_engine.size(), key.second);
         report.fits.push_back(std::move(*fit));
     }
     for (Costed& c : costed) {
@@ -266,6 +327,10 @@ std::string calibration_text(const CalibrationReport& r, bool markdown) {
                       markdown ? "- " : "fitted ", who.c_str(), f.calibration.bandwidth_efficiency, f.calibration.step_overhead_us,
                       f.fitted_on.size(), 100.0 * f.median_error, 100.0 * f.max_error);
         out += line;
+        for (const auto& [family, efficiency] : f.calibration.family_efficiency) {
+            std::snprintf(line, sizeof line, "%s  kernel family %s: bandwidth efficiency %.3f\n", markdown ? "  " : "       ", family.c_str(), efficiency);
+            out += line;
+        }
     }
     auto summary = [&](const char* what, const std::vector<double>& errors) {
         if (errors.empty()) return;
@@ -281,8 +346,19 @@ std::string calibration_text(const CalibrationReport& r, bool markdown) {
 }
 
 std::string engine_key(const std::string& engine) {
+    // A version is not part of the engine's name: "vLLM 0.16.0" and "vLLM" are one engine.
+    std::string name;
+    for (std::size_t at = 0; at < engine.size();) {
+        std::size_t end = engine.find(' ', at);
+        if (end == std::string::npos) end = engine.size();
+        const std::string word = engine.substr(at, end - at);
+        const bool version = !word.empty() && (std::isdigit(static_cast<unsigned char>(word[0])) ||
+                                               (word.size() > 1 && (word[0] == 'v' || word[0] == 'V') && std::isdigit(static_cast<unsigned char>(word[1]))));
+        if (!version) name += word + " ";
+        at = end + 1;
+    }
     std::string key;
-    for (char ch : engine) {
+    for (char ch : name) {
         if (std::isalnum(static_cast<unsigned char>(ch))) key += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         else if (!key.empty() && key.back() != '-') key += '-';
     }
@@ -298,6 +374,11 @@ std::string calibration_file(const TargetFit& f) {
     if (!f.engine.empty()) o["engine"] = f.engine;
     o["bandwidth_efficiency"] = f.calibration.bandwidth_efficiency;
     o["step_overhead_us"] = f.calibration.step_overhead_us;
+    if (!f.calibration.family_efficiency.empty()) {
+        Json families = Json::object();
+        for (const auto& [family, efficiency] : f.calibration.family_efficiency) families[family] = efficiency;
+        o["family_efficiency"] = std::move(families);
+    }
     o["origin"] = f.calibration.origin;
     o["fitted_on"] = f.fitted_on;
     if (!f.date.empty()) o["date"] = f.date;

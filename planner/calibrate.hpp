@@ -10,8 +10,10 @@
 // bandwidth efficiency (0.20..1.00, by search: the roofline is a max per kernel, not linear)
 // and, for that efficiency, the step overhead that least-squares the relative error (closed
 // form, at least 0); with one or two fit rows, the overhead stays 0 (two figures fitted on two
-// rows match them exactly, whatever the truth). `held_out` rows are costed with the
-// result and never inform it. A row kbp cannot plan is listed with the reason.
+// rows match them exactly, whatever the truth). A kernel family that is the main family (half
+// the roofline step or more) of at least two fit rows, but not of all, gets an efficiency of its
+// own, fitted on the same rows; the pooled one is then fitted again around it. `held_out` rows
+// are costed with the result and never inform it. A row kbp cannot plan is listed with the reason.
 //
 // Engines differ for real on one device (llama.cpp, vLLM, TensorRT-LLM): where at least two of a
 // target's fit rows come from one engine, and not every fit row does, that engine gets a fit of
@@ -36,6 +38,7 @@ struct CalibrationRow {
     double measured_tok_s = 0;
     std::int64_t batch = 1, context = 0;
     std::string engine_key;                           // the engine as calibration files name it ("vllm")
+    std::string source_date;                          // its source's date (YYYY-MM-DD)
     std::optional<double> before_tok_s, after_tok_s;  // bare roofline; with the target's pooled figures
     std::optional<double> engine_tok_s;               // with its engine's figures, where its engine has a fit
     std::string not_costed;                           // why the row was not planned, or ""
@@ -46,7 +49,7 @@ struct TargetFit {
     std::string engine;  // "" for the target's pooled fit, else the engine key its rows share
     Calibration calibration;
     std::vector<std::string> fitted_on;
-    std::string date;  // the day the fit was made (UTC, YYYY-MM-DD)
+    std::string date;  // the newest source date of its fit rows (YYYY-MM-DD): not the day it ran, so the same file gives the same bytes
     double median_error = 0, max_error = 0;  // |estimate / measured - 1| on the fit rows
 };
 
@@ -64,7 +67,8 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
 // The table of rows (measured, before, after, ratio) and the fitted figures per target, and the
 // held-out errors; `markdown` for a table a README can hold.
 std::string calibration_text(const CalibrationReport& report, bool markdown = false);
-// The key calibration files give an engine's name: "NIM (vLLM)" -> "nim-vllm".
+// The key calibration files give an engine's name: "NIM (vLLM)" -> "nim-vllm"; words that are a
+// version ("0.16.0", "v0.5.12") are dropped: "vLLM 0.16.0" -> "vllm".
 std::string engine_key(const std::string& engine);
 // The file one fit is written to: "<target>.json", or "<target>.<engine>.json".
 std::string calibration_file_name(const TargetFit& fit);

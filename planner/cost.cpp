@@ -46,8 +46,11 @@ Result<std::optional<Calibration>> calibration_of(const Catalog& catalog, const 
         if (!its.empty()) engines += (engines.empty() ? "" : ", ") + its;
         if (its != engine.value_or(""))
             continue;
-        return std::optional<Calibration>(Calibration{f->json.at("bandwidth_efficiency").get<double>(), f->json.at("step_overhead_us").get<double>(),
-                                                      f->json.at("origin").get<std::string>()});
+        Calibration c{f->json.at("bandwidth_efficiency").get<double>(), f->json.at("step_overhead_us").get<double>(),
+                      f->json.at("origin").get<std::string>(), {}};
+        if (auto families = f->json.find("family_efficiency"); families != f->json.end())
+            for (const auto& [family, efficiency] : families->items()) c.family_efficiency[family] = efficiency.get<double>();
+        return std::optional<Calibration>(std::move(c));
     }
     if (engine)
         return make_error(ErrorCode::invalid_input, "--engine " + *engine,
@@ -271,11 +274,18 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
         const schema::Group& group = b.groups[g];
         double bytes = gc.weight_bytes + (r.activations_on_chip ? 0.0 : gc.activation_bytes) + gc.state_bytes;
         double memory_us = bytes / bandwidth * 1e6, compute_us = gc.flops / compute_peak[g] * 1e6;
+        // A group's time goes to its main family: its first weighted node's, else its first node's.
+        std::string family;
+        for (auto k : group.nodes)
+            if (k < static_cast<std::int64_t>(b.nodes.size()) && (family.empty() || b.nodes[k].precision.weight)) {
+                family = b.nodes[k].family;
+                if (b.nodes[k].precision.weight) break;
+            }
         if (group.where.id == schema::WhereId::host) {
             gc.time_us = memory_us;
             gc.bound = "host";
         } else {
-            memory_us /= calibration.bandwidth_efficiency;
+            memory_us /= calibration.efficiency_of(family);
             gc.time_us = std::max(memory_us, compute_us) + launch_us;
             gc.bound = launch_us > std::max(memory_us, compute_us) ? "launch" : memory_us >= compute_us ? "memory" : "compute";
         }
@@ -284,13 +294,6 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
         r.total.state_bytes += gc.state_bytes;
         r.total.flops += gc.flops;
         r.total.time_us += gc.time_us;
-        // A group's time goes to its main family: its first weighted node's, else its first node's.
-        std::string family;
-        for (auto k : group.nodes)
-            if (k < static_cast<std::int64_t>(b.nodes.size()) && (family.empty() || b.nodes[k].precision.weight)) {
-                family = b.nodes[k].family;
-                if (b.nodes[k].precision.weight) break;
-            }
         family_time[family] += gc.time_us;
     }
     r.groups = std::move(groups);
@@ -380,7 +383,7 @@ std::string cost_text(const CostReport& r, std::size_t top_groups) {
     std::snprintf(line, sizeof line, "  per step: weights %s, activations %s, state %s, %.3f GFLOP\n", mb(r.total.weight_bytes).c_str(),
                   mb(r.total.activation_bytes).c_str(), mb(r.total.state_bytes).c_str(), r.total.flops / 1e9);
     out += line;
-    const bool calibrated = r.calibration && (r.calibration->bandwidth_efficiency != 1.0 || r.calibration->step_overhead_us != 0.0);
+    const bool calibrated = r.calibration && !r.calibration->is_bare();
     std::snprintf(line, sizeof line, "  %s step time %.1f us over %zu groups -> %.1f tokens/s\n", calibrated ? "calibrated" : "roofline",
                   r.total.time_us, r.groups.size(), r.tokens_per_s);
     out += line;
@@ -389,6 +392,10 @@ std::string cost_text(const CostReport& r, std::size_t top_groups) {
                       100.0 * r.calibration->bandwidth_efficiency, r.calibration->step_overhead_us,
                       r.calibration->origin.empty() ? "given" : r.calibration->origin.c_str());
         out += line;
+        for (const auto& [family, efficiency] : r.calibration->family_efficiency) {
+            std::snprintf(line, sizeof line, "    kernel family %s: %.0f%% of the datasheet bandwidth\n", family.c_str(), 100.0 * efficiency);
+            out += line;
+        }
     }
     out += tp_cost_line(r.communication);
     if (r.what_if) out += "  WHAT-IF: " + r.what_if_reason + "\n";
@@ -447,10 +454,15 @@ std::string cost_json(const CostReport& r) {
                    {"headroom_bytes", r.memory_bytes > 0 ? Json(r.headroom_bytes) : Json(nullptr)},
                    {"max_context_tokens", r.max_context_tokens ? Json(*r.max_context_tokens) : Json(nullptr)}};
     o["largest_live_activation_bytes"] = r.largest_live_bytes;
-    o["calibration"] = r.calibration ? Json{{"bandwidth_efficiency", r.calibration->bandwidth_efficiency},
-                                            {"step_overhead_us", r.calibration->step_overhead_us},
-                                            {"origin", r.calibration->origin}}
-                                     : Json(nullptr);
+    o["calibration"] = Json(nullptr);
+    if (r.calibration) {
+        Json families = Json::object();
+        for (const auto& [family, efficiency] : r.calibration->family_efficiency) families[family] = efficiency;
+        o["calibration"] = Json{{"bandwidth_efficiency", r.calibration->bandwidth_efficiency},
+                                {"step_overhead_us", r.calibration->step_overhead_us},
+                                {"family_efficiency", std::move(families)},
+                                {"origin", r.calibration->origin}};
+    }
     o["step"] = {{"weight_bytes", r.total.weight_bytes}, {"activation_bytes", r.total.activation_bytes},
                  {"state_bytes", r.total.state_bytes},   {"flops", r.total.flops},
                  {"time_us", r.total.time_us},           {"tokens_per_s", r.tokens_per_s}};

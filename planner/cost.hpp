@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,11 +23,20 @@ class Catalog;
 // Where the roofline loses time on a target, fitted on published measurements (`kbp
 // calibrate`, planner/data/calibrations/<target>.json): memory-bound kernels reach
 // `bandwidth_efficiency` of the datasheet's bandwidth, and every step costs `step_overhead_us`
-// beyond its kernels and launches.
+// beyond its kernels and launches. Some kernel families stream weights worse or better than the
+// rest (a batch-1 FP8 GEMV with per-token scales against llama.cpp's quantized GEMV on GB10):
+// where the fit found such a family, its kernels reach `family_efficiency[family]` instead.
 struct Calibration {
     double bandwidth_efficiency = 1.0;
     double step_overhead_us = 0.0;
     std::string origin;  // how it was fitted ("" for figures given by hand)
+    std::map<std::string, double> family_efficiency;
+
+    double efficiency_of(const std::string& family) const {
+        auto it = family_efficiency.find(family);
+        return it == family_efficiency.end() ? bandwidth_efficiency : it->second;
+    }
+    bool is_bare() const { return bandwidth_efficiency == 1.0 && step_overhead_us == 0.0 && family_efficiency.empty(); }
 };
 
 struct CostOptions {

@@ -44,6 +44,7 @@ constexpr Sample samples[] = {
     {"qwen3-8b", "bf16", "bf16", 1024, 512},
     {"qwen2.5-7b", "bf16", "bf16", 4096, 256},
     {"phi-3-mini-4k", "fp8", "fp8-dynamic", 256, 256},
+    {"mistral-7b-v0.1", "fp8", "fp8-dynamic", 512, 128},
 };
 
 // kbp's own cost of `s` on "synth": with `c`, or with the catalog's calibration when none.
@@ -115,7 +116,7 @@ Planner synthetic_setup(const kbp::test::TempDir& dir) {
 TEST_CASE("calibrate recovers the efficiency and step overhead a synthetic target was measured with", "[calibrate]") {
     kbp::test::TempDir dir;
     auto planner = synthetic_setup(dir);
-    const Calibration truth{0.62, 180.0, ""};
+    const Calibration truth{0.62, 180.0, "", {}};
     std::vector<OJson> rows;
     rows.push_back(row(samples[0], "fit", synthetic_tok_s(planner, samples[0], truth)));
     rows.push_back(row(samples[1], "fit", synthetic_tok_s(planner, samples[1], truth)));
@@ -134,8 +135,14 @@ TEST_CASE("calibrate recovers the efficiency and step overhead a synthetic targe
     CHECK(fit.calibration.step_overhead_us == Approx(180.0).margin(6.0));
     CHECK(fit.fitted_on == std::vector<std::string>{"synth-llama-3.1-8b", "synth-qwen3-8b", "synth-qwen2.5-7b"});
     CHECK(fit.max_error < 0.01);
-    // The file records the day of the fit beside its rows, and kbp reads it back as a calibration.
-    CHECK(fit.date.size() == 10);
+    // The two bf16 rows' family may get an efficiency of its own (the fp8 row is left for the
+    // pooled one), and finds the same figure: every kernel here streams at 62%. The fp8 row's
+    // family, on one row, gets none (one row would fit it exactly).
+    for (const auto& [family, efficiency] : fit.calibration.family_efficiency) CHECK(efficiency == Approx(0.62).margin(0.0051));
+    CHECK(!fit.calibration.family_efficiency.contains("fp8_gemv"));
+    // The file is dated by its newest fit row's source, not by the clock: the same measurements
+    // give the same bytes any day. kbp reads it back as a calibration.
+    CHECK(fit.date == "2026-12-03");
     const std::string file = kbp::planner::calibration_file(fit);
     CHECK(file.find("\"date\": \"" + fit.date + "\"") != std::string::npos);
     write(dir.file("catalog/calibrations/synth.json"), file);
@@ -153,13 +160,42 @@ TEST_CASE("calibrate recovers the efficiency and step overhead a synthetic targe
     CHECK(text.find("held out: 1 rows costed, median error 50.0%") != std::string::npos);
 }
 
+TEST_CASE("calibrate recovers a kernel family's own efficiency beside the pooled one", "[calibrate]") {
+    kbp::test::TempDir dir;
+    auto planner = synthetic_setup(dir);
+    // FP8 GEMVs stream at half the bandwidth, everything else at 80%: three fp8 rows (their
+    // family gets its own figure), two bf16 (left for the pooled one).
+    const Calibration truth{0.8, 120.0, "", {{"fp8_gemv", 0.5}}};
+    std::vector<OJson> rows;
+    for (const auto& s : samples) rows.push_back(row(s, "fit", synthetic_tok_s(planner, s, truth)));
+    write(dir.file("m/measurements.json"), measurements(rows).dump(2));
+
+    auto report = kbp::planner::calibrate(planner, dir.file("m/measurements.json"));
+    INFO((report ? std::string() : report.error().text()));
+    REQUIRE(report);
+    REQUIRE(report->fits.size() == 1);
+    const auto& fit = report->fits[0].calibration;
+    CHECK(fit.bandwidth_efficiency == Approx(0.8).margin(0.0101));
+    REQUIRE(fit.family_efficiency.size() == 1);
+    CHECK(fit.family_efficiency.at("fp8_gemv") == Approx(0.5).margin(0.0101));
+    CHECK(report->fits[0].max_error < 0.01);
+    // The file carries the family's figure, and kbp stats --cost reads it back and applies it.
+    write(dir.file("catalog/calibrations/synth.json"), kbp::planner::calibration_file(report->fits[0]));
+    CHECK(kbp::planner::calibration_file(report->fits[0]).find("\"fp8_gemv\": 0.5") != std::string::npos);
+    auto calibrated = Planner::load(dir.file("catalog"));
+    REQUIRE(calibrated);
+    const auto cost = synthetic_cost(*calibrated, samples[0], std::nullopt);
+    CHECK(cost.tokens_per_s == Approx(synthetic_tok_s(planner, samples[0], fit)).epsilon(1e-9));
+    CHECK(kbp::planner::cost_text(cost).find("kernel family fp8_gemv: 50% of the datasheet bandwidth") != std::string::npos);
+}
+
 TEST_CASE("a calibration file slows kbp stats --cost as its figures say", "[calibrate][cost]") {
     kbp::test::TempDir dir;
     add_synthetic_target(dir);
     auto bare_planner = Planner::load(dir.file("catalog"));
     REQUIRE(bare_planner);
     const double bare = synthetic_tok_s(*bare_planner, samples[0], Calibration{});
-    const double expected = synthetic_tok_s(*bare_planner, samples[0], Calibration{0.5, 300.0, ""});
+    const double expected = synthetic_tok_s(*bare_planner, samples[0], Calibration{0.5, 300.0, "", {}});
     write(dir.file("catalog/calibrations/synth.json"),
           R"({"target": "synth", "bandwidth_efficiency": 0.5, "step_overhead_us": 300, "origin": "by hand", "fitted_on": ["x"]})");
     auto planner = Planner::load(dir.file("catalog"));
@@ -226,11 +262,14 @@ TEST_CASE("calibrate fits an engine with two or more of a target's fit rows on t
     CHECK(kbp::planner::engine_key("NIM (vLLM)") == "nim-vllm");
     CHECK(kbp::planner::engine_key("llama.cpp") == "llama-cpp");
     CHECK(kbp::planner::engine_key("TensorRT-LLM") == "tensorrt-llm");
+    // A version is not the engine: one engine written with and without it is one key.
+    CHECK(kbp::planner::engine_key("vLLM 0.16.0") == "vllm");
+    CHECK(kbp::planner::engine_key("SGLang v0.5.12") == "sglang");
 
     kbp::test::TempDir dir;
     auto planner = synthetic_setup(dir);
     // Engine "Slow One" reaches 50% of the bandwidth, engine "fast" 80%; neither adds an overhead.
-    const Calibration slow{0.5, 0.0, ""}, fast{0.8, 0.0, ""};
+    const Calibration slow{0.5, 0.0, "", {}}, fast{0.8, 0.0, "", {}};
     auto engine_row = [&](const Sample& s, const char* split, const char* engine, const Calibration& c, const char* id) {
         OJson r = row(s, split, synthetic_tok_s(planner, s, c));
         r["engine"] = engine;
