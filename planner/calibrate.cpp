@@ -105,8 +105,14 @@ Result<Calibration> search_efficiency(const Planner& planner, const std::vector<
 // The kernel families that get an efficiency of their own on `rows`: each the main family (at
 // least half the bare roofline step) of two rows or more (one row would fit its family exactly,
 // whatever it is), taken largest first (then by name) while at least one row is left whose main
-// family has none: the pooled efficiency, which prices every other family, is fitted on it.
+// family has none (the pooled efficiency, which prices every other family, is fitted on it), and
+// while the figures fitted stay fewer than the rows: the pooled efficiency, the overhead where
+// there are more than two rows, and one per family. As many figures as rows fit any rows
+// exactly, and say nothing of the rows not seen.
 std::vector<std::string> families_with_own_efficiency(const std::vector<const Costed*>& rows) {
+    const std::size_t figures = 1 + (rows.size() > 2 ? 1 : 0);
+    if (rows.size() <= figures + 1) return {};
+    const std::size_t family_budget = rows.size() - figures - 1;
     std::map<std::string, std::size_t> rows_of_family;
     for (const Costed* c : rows)
         if (c->main_family_share >= 0.5) ++rows_of_family[c->main_family];
@@ -115,7 +121,7 @@ std::vector<std::string> families_with_own_efficiency(const std::vector<const Co
     std::vector<std::string> families;
     std::size_t left = rows.size();
     for (const auto& [family, n] : candidates)
-        if (n >= 2 && left - n >= 1) {
+        if (n >= 2 && left - n >= 1 && families.size() < family_budget) {
             families.push_back(family);
             left -= n;
         }

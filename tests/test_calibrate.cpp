@@ -135,11 +135,10 @@ TEST_CASE("calibrate recovers the efficiency and step overhead a synthetic targe
     CHECK(fit.calibration.step_overhead_us == Approx(180.0).margin(6.0));
     CHECK(fit.fitted_on == std::vector<std::string>{"synth-llama-3.1-8b", "synth-qwen3-8b", "synth-qwen2.5-7b"});
     CHECK(fit.max_error < 0.01);
-    // The two bf16 rows' family may get an efficiency of its own (the fp8 row is left for the
-    // pooled one), and finds the same figure: every kernel here streams at 62%. The fp8 row's
-    // family, on one row, gets none (one row would fit it exactly).
-    for (const auto& [family, efficiency] : fit.calibration.family_efficiency) CHECK(efficiency == Approx(0.62).margin(0.0051));
-    CHECK(!fit.calibration.family_efficiency.contains("fp8_gemv"));
+    // No kernel family gets a figure of its own, though the two bf16 rows share one: on three
+    // rows the efficiency and the overhead are two figures, and a third would fit any three rows
+    // exactly. (The fp8 row's family, on one row, could not have one either.)
+    CHECK(fit.calibration.family_efficiency.empty());
     // The file is dated by its newest fit row's source, not by the clock: the same measurements
     // give the same bytes any day. kbp reads it back as a calibration.
     CHECK(fit.date == "2026-12-03");
