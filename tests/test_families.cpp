@@ -111,10 +111,12 @@ TEST_CASE("families: every sample's parameters match its card and its cache the 
         CHECK(kbp::schema::validate(plan).empty());
         auto m = kbp::schema::compute_memory(plan);
         const auto& card = cfg["kbp"]["parameters"];
-        // Totals are published exactly (safetensors metadata) or to three figures: within 0.1 %.
-        CHECK(std::abs(double(m.parameters) / card["total"].get<double>() - 1) <= 0.001);
+        // Totals are published exactly (safetensors metadata) or to three figures: within 0.1 %,
+        // unless the card says its count is coarser (GLM-4.6's "355B": total_tolerance, with why).
+        CHECK(std::abs(double(m.parameters) / card["total"].get<double>() - 1) <= card.value("total_tolerance", 0.001));
         // Active counts are rounded ("37B", "3.6B") and publishers differ on the embedding row.
-        if (card.contains("active")) CHECK(std::abs(double(m.active_parameters) / card["active"].get<double>() - 1) <= 0.025);
+        if (card.contains("active"))
+            CHECK(std::abs(double(m.active_parameters) / card["active"].get<double>() - 1) <= card.value("active_tolerance", 0.025));
         std::int64_t formula;
         if (cfg.contains("kv_lora_rank")) {
             formula = cfg["kv_lora_rank"].get<std::int64_t>() + cfg["qk_rope_head_dim"].get<std::int64_t>();
