@@ -22,6 +22,7 @@ struct Costed {
     double measured_step_us = 0;  // one decode step of `batch` rows, as measured
     std::string main_family;      // the kernel family most of its bare roofline step is spent in
     double main_family_share = 0;
+    double launches = 0;          // kernels launched in one step (its groups not run by the host)
 };
 
 // The recipe a published precision is planned with; absent: kbp has none for it (yet).
@@ -53,16 +54,26 @@ Result<double> step_us(const Planner& planner, const Costed& c, const Calibratio
     return cost->total.time_us;
 }
 
-// The overhead that least-squares the relative error of `steps` (at one efficiency) against the
-// measured steps: d/dS sum((T_i + S) / M_i - 1)^2 = 0, and at least 0.
-double best_overhead(const std::vector<double>& steps, const std::vector<const Costed*>& rows) {
+// The fixed cost that least-squares the relative error of `steps` against the measured steps,
+// where row i pays it `units[i]` times (1: once a step; its launches: once a kernel):
+// d/dS sum((T_i + S u_i) / M_i - 1)^2 = 0, and at least 0.
+double best_fixed_cost(const std::vector<double>& steps, const std::vector<double>& units, const std::vector<const Costed*>& rows) {
     double num = 0, den = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
         double m = rows[i]->measured_step_us;
-        num += (m - steps[i]) / (m * m);
-        den += 1.0 / (m * m);
+        num += units[i] * (m - steps[i]) / (m * m);
+        den += units[i] * units[i] / (m * m);
     }
-    return std::max(0.0, num / den);
+    return den > 0 ? std::max(0.0, num / den) : 0.0;
+}
+
+double loss_of(const std::vector<double>& steps, const std::vector<double>& units, double fixed, const std::vector<const Costed*>& rows) {
+    double loss = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        double e = (steps[i] + fixed * units[i]) / rows[i]->measured_step_us - 1.0;
+        loss += e * e;
+    }
+    return loss;
 }
 
 // Sets the one efficiency a search moves: the pooled one, or one kernel family's.
@@ -70,33 +81,55 @@ using EfficiencyKnob = std::function<void(Calibration&, double)>;
 
 // The efficiency that, set by `knob` into `base`, least-squares the relative error of `rows`:
 // by search over 0.20..1.00 in steps of 0.005, each candidate re-costing the rows (the step time
-// is a sum of per-kernel maxima, not linear in it). With more than two rows the step overhead is
-// re-fitted for each candidate; two parameters on two rows fit both exactly whatever they are,
-// and say nothing of the rows not seen.
+// is a sum of per-kernel maxima, not linear in it). With more than two rows one fixed cost is
+// fitted with each candidate, in whichever of two forms fits the rows better: a step overhead
+// (sampling, scheduling, the host's turn: the same for every model), with the target's own
+// launch figure kept, or a cost per kernel launch in place of the target's (a CUDA graph's
+// replay, a host loop's launches: more kernels, more time). Either is one figure; with two rows
+// or fewer none is fitted: two parameters on two rows fit both exactly whatever they are, and
+// say nothing of the rows not seen.
 Result<Calibration> search_efficiency(const Planner& planner, const std::vector<const Costed*>& rows, const Calibration& base,
                                       const EfficiencyKnob& knob) {
     Calibration best = base;
     double best_loss = INFINITY;
+    const std::vector<double> once(rows.size(), 1.0);
+    std::vector<double> launches;
+    for (const Costed* c : rows) launches.push_back(c->launches);
     for (int k = 200; k <= 1000; k += 5) {
         Calibration candidate = base;
         knob(candidate, k / 1000.0);
         candidate.step_overhead_us = 0.0;
-        std::vector<double> steps;
+        candidate.launch_overhead_us.reset();
+        Calibration unlaunched = candidate;
+        unlaunched.launch_overhead_us = 0.0;
+        std::vector<double> steps, bare_steps;
         for (const Costed* c : rows) {
             auto t = step_us(planner, *c, candidate);
             if (!t) return t.error();
             steps.push_back(*t);
+            if (rows.size() > 2) {
+                auto u = step_us(planner, *c, unlaunched);
+                if (!u) return u.error();
+                bare_steps.push_back(*u);
+            }
         }
-        const double overhead = rows.size() > 2 ? best_overhead(steps, rows) : 0.0;
-        double loss = 0;
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            double e = (steps[i] + overhead) / rows[i]->measured_step_us - 1.0;
-            loss += e * e;
+        double overhead = 0, loss = 0;
+        if (rows.size() > 2) {
+            overhead = std::round(best_fixed_cost(steps, once, rows) * 10.0) / 10.0;
+            loss = loss_of(steps, once, overhead, rows);
+            const double launch = std::round(best_fixed_cost(bare_steps, launches, rows) * 100.0) / 100.0;
+            if (const double launch_loss = loss_of(bare_steps, launches, launch, rows); launch_loss < loss - 1e-12) {
+                candidate.launch_overhead_us = launch;
+                overhead = 0;
+                loss = launch_loss;
+            }
+        } else {
+            loss = loss_of(steps, once, 0.0, rows);
         }
         if (loss < best_loss - 1e-12) {
             best_loss = loss;
             best = candidate;
-            best.step_overhead_us = std::round(overhead * 10.0) / 10.0;
+            best.step_overhead_us = overhead;
         }
     }
     return best;
@@ -146,7 +179,7 @@ Result<TargetFit> fit_target(const Planner& planner, const std::string& target, 
         fit = search_efficiency(planner, rows, *fit, pooled);
         if (!fit) return fit.error();
         if (fit->bandwidth_efficiency == before.bandwidth_efficiency && fit->family_efficiency == before.family_efficiency &&
-            fit->step_overhead_us == before.step_overhead_us)
+            fit->step_overhead_us == before.step_overhead_us && fit->launch_overhead_us == before.launch_overhead_us)
             break;
     }
     TargetFit result;
@@ -232,6 +265,7 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         auto bare = cost_of(planner, c, Calibration{});
         if (!bare) return bare.error();
         row.before_tok_s = 1e6 * static_cast<double>(row.batch) / bare->total.time_us;
+        c.launches = static_cast<double>(std::count_if(bare->groups.begin(), bare->groups.end(), [](const GroupCost& g) { return g.bound != "host"; }));
         if (!bare->time_by_family.empty()) {  // largest first
             c.main_family = bare->time_by_family.front().first;
             c.main_family_share = bare->time_by_family.front().second / bare->total.time_us;
@@ -329,9 +363,11 @@ std::string calibration_text(const CalibrationReport& r, bool markdown) {
     for (const auto& f : r.fits) {
         char line[512];
         const std::string who = f.engine.empty() ? f.target : f.target + " (engine " + f.engine + ")";
-        std::snprintf(line, sizeof line, "%s%s: bandwidth efficiency %.3f, step overhead %.1f us, on %zu fit rows (median error %.1f%%, largest %.1f%%)\n",
-                      markdown ? "- " : "fitted ", who.c_str(), f.calibration.bandwidth_efficiency, f.calibration.step_overhead_us,
-                      f.fitted_on.size(), 100.0 * f.median_error, 100.0 * f.max_error);
+        const std::string fixed = f.calibration.launch_overhead_us ? schema::fixed(*f.calibration.launch_overhead_us, 2) + " us per kernel launch"
+                                                                   : "step overhead " + schema::fixed(f.calibration.step_overhead_us, 1) + " us";
+        std::snprintf(line, sizeof line, "%s%s: bandwidth efficiency %.3f, %s, on %zu fit rows (median error %.1f%%, largest %.1f%%)\n",
+                      markdown ? "- " : "fitted ", who.c_str(), f.calibration.bandwidth_efficiency, fixed.c_str(), f.fitted_on.size(),
+                      100.0 * f.median_error, 100.0 * f.max_error);
         out += line;
         for (const auto& [family, efficiency] : f.calibration.family_efficiency) {
             std::snprintf(line, sizeof line, "%s  kernel family %s: bandwidth efficiency %.3f\n", markdown ? "  " : "       ", family.c_str(), efficiency);
@@ -380,6 +416,7 @@ std::string calibration_file(const TargetFit& f) {
     if (!f.engine.empty()) o["engine"] = f.engine;
     o["bandwidth_efficiency"] = f.calibration.bandwidth_efficiency;
     o["step_overhead_us"] = f.calibration.step_overhead_us;
+    if (f.calibration.launch_overhead_us) o["launch_overhead_us"] = *f.calibration.launch_overhead_us;
     if (!f.calibration.family_efficiency.empty()) {
         Json families = Json::object();
         for (const auto& [family, efficiency] : f.calibration.family_efficiency) families[family] = efficiency;

@@ -8,9 +8,11 @@
 // (the prompt plus half the generated tokens): first as a bare roofline, then with the target's
 // fitted figures. For each target the fit chooses, on that target's `fit` rows only, the
 // bandwidth efficiency (0.20..1.00, by search: the roofline is a max per kernel, not linear)
-// and, for that efficiency, the step overhead that least-squares the relative error (closed
-// form, at least 0); with one or two fit rows, the overhead stays 0 (two figures fitted on two
-// rows match them exactly, whatever the truth). A kernel family that is the main family (half
+// and, for that efficiency, one fixed cost that least-squares the relative error (closed form,
+// at least 0): a step overhead beside the target's launch figure, or a cost per kernel launch in
+// its place, whichever fits the rows better (the second where time grows with the kernel count);
+// with one or two fit rows, neither is fitted (two figures fitted on two rows match them
+// exactly, whatever the truth). A kernel family that is the main family (half
 // the roofline step or more) of at least two fit rows, but not of all, gets an efficiency of its
 // own, fitted on the same rows; the pooled one is then fitted again around it. `held_out` rows
 // are costed with the result and never inform it. A row kbp cannot plan is listed with the reason.

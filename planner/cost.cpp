@@ -13,6 +13,7 @@
 #include "planner/state_bytes.hpp"
 #include "schema/bytes.hpp"
 #include "schema/memory.hpp"
+#include "schema/numbers.hpp"
 
 namespace kbp::planner {
 namespace {
@@ -47,7 +48,8 @@ Result<std::optional<Calibration>> calibration_of(const Catalog& catalog, const 
         if (its != engine.value_or(""))
             continue;
         Calibration c{f->json.at("bandwidth_efficiency").get<double>(), f->json.at("step_overhead_us").get<double>(),
-                      f->json.at("origin").get<std::string>(), {}};
+                      f->json.at("origin").get<std::string>(), {}, std::nullopt};
+        if (auto launch = f->json.find("launch_overhead_us"); launch != f->json.end()) c.launch_overhead_us = launch->get<double>();
         if (auto families = f->json.find("family_efficiency"); families != f->json.end())
             for (const auto& [family, efficiency] : families->items()) c.family_efficiency[family] = efficiency.get<double>();
         return std::optional<Calibration>(std::move(c));
@@ -130,7 +132,6 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
         r.compute_tops = cuda_core / 1e12;
         if (auto ocm = t.find("ocm_bytes"); ocm != t.end() && ocm->is_number()) r.ocm_bytes = ocm->get<std::int64_t>();
     }
-    const double launch_us = t.value("launch_overhead_us", 3.0);
     if (options.calibration) {
         r.calibration = options.calibration;
     } else {
@@ -139,6 +140,7 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
         r.calibration = *found;
     }
     const Calibration calibration = r.calibration.value_or(Calibration{});
+    const double launch_us = calibration.launch_overhead_us.value_or(t.value("launch_overhead_us", 3.0));
     auto memory = schema::compute_memory(b);
     r.largest_live_bytes = memory.largest_live_bytes;
     r.largest_live_at = memory.largest_live_at;
@@ -388,9 +390,11 @@ std::string cost_text(const CostReport& r, std::size_t top_groups) {
                   r.total.time_us, r.groups.size(), r.tokens_per_s);
     out += line;
     if (calibrated) {
-        std::snprintf(line, sizeof line, "  calibration: %.0f%% of the datasheet bandwidth, +%.1f us per step (%s)\n",
-                      100.0 * r.calibration->bandwidth_efficiency, r.calibration->step_overhead_us,
-                      r.calibration->origin.empty() ? "given" : r.calibration->origin.c_str());
+        const std::string fixed = r.calibration->launch_overhead_us
+                                      ? schema::fixed(*r.calibration->launch_overhead_us, 2) + " us per kernel launch"
+                                      : "+" + schema::fixed(r.calibration->step_overhead_us, 1) + " us per step";
+        std::snprintf(line, sizeof line, "  calibration: %.0f%% of the datasheet bandwidth, %s (%s)\n", 100.0 * r.calibration->bandwidth_efficiency,
+                      fixed.c_str(), r.calibration->origin.empty() ? "given" : r.calibration->origin.c_str());
         out += line;
         for (const auto& [family, efficiency] : r.calibration->family_efficiency) {
             std::snprintf(line, sizeof line, "    kernel family %s: %.0f%% of the datasheet bandwidth\n", family.c_str(), 100.0 * efficiency);
@@ -461,6 +465,7 @@ std::string cost_json(const CostReport& r) {
         o["calibration"] = Json{{"bandwidth_efficiency", r.calibration->bandwidth_efficiency},
                                 {"step_overhead_us", r.calibration->step_overhead_us},
                                 {"family_efficiency", std::move(families)},
+                                {"launch_overhead_us", r.calibration->launch_overhead_us ? Json(*r.calibration->launch_overhead_us) : Json(nullptr)},
                                 {"origin", r.calibration->origin}};
     }
     o["step"] = {{"weight_bytes", r.total.weight_bytes}, {"activation_bytes", r.total.activation_bytes},

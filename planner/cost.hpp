@@ -26,17 +26,23 @@ class Catalog;
 // beyond its kernels and launches. Some kernel families stream weights worse or better than the
 // rest (a batch-1 FP8 GEMV with per-token scales against llama.cpp's quantized GEMV on GB10):
 // where the fit found such a family, its kernels reach `family_efficiency[family]` instead.
+// Where the rows' fixed cost grows with their kernel count rather than per step (a CUDA graph
+// replays every launch; a host loop pays each), the fit gives the launch cost per kernel,
+// `launch_overhead_us`, in place of the target's own figure, and no step overhead.
 struct Calibration {
     double bandwidth_efficiency = 1.0;
     double step_overhead_us = 0.0;
     std::string origin;  // how it was fitted ("" for figures given by hand)
     std::map<std::string, double> family_efficiency;
+    std::optional<double> launch_overhead_us;  // per kernel launch, instead of the target's
 
     double efficiency_of(const std::string& family) const {
         auto it = family_efficiency.find(family);
         return it == family_efficiency.end() ? bandwidth_efficiency : it->second;
     }
-    bool is_bare() const { return bandwidth_efficiency == 1.0 && step_overhead_us == 0.0 && family_efficiency.empty(); }
+    bool is_bare() const {
+        return bandwidth_efficiency == 1.0 && step_overhead_us == 0.0 && family_efficiency.empty() && !launch_overhead_us;
+    }
 };
 
 struct CostOptions {

@@ -111,12 +111,30 @@ Planner synthetic_setup(const kbp::test::TempDir& dir) {
     return std::move(*planner);
 }
 
+// Calibrates on `rows` (written beside the samples) and requires one fit: the synthetic target's.
+kbp::planner::CalibrationReport calibrated_on(const kbp::test::TempDir& dir, const Planner& planner, std::vector<OJson> rows) {
+    write(dir.file("m/measurements.json"), measurements(std::move(rows)).dump(2));
+    auto report = kbp::planner::calibrate(planner, dir.file("m/measurements.json"));
+    INFO((report ? std::string() : report.error().text()));
+    REQUIRE(report);
+    REQUIRE(report->fits.size() == 1);
+    return std::move(*report);
+}
+
+// `fit` written as the catalog's calibration file, read back as kbp stats --cost does, and applied to `s`.
+kbp::planner::CostReport cost_with_file_of(const kbp::test::TempDir& dir, const kbp::planner::TargetFit& fit, const Sample& s) {
+    write(dir.file("catalog/calibrations/synth.json"), kbp::planner::calibration_file(fit));
+    auto calibrated = Planner::load(dir.file("catalog"));
+    REQUIRE(calibrated);
+    return synthetic_cost(*calibrated, s, std::nullopt);
+}
+
 }  // namespace
 
 TEST_CASE("calibrate recovers the efficiency and step overhead a synthetic target was measured with", "[calibrate]") {
     kbp::test::TempDir dir;
     auto planner = synthetic_setup(dir);
-    const Calibration truth{0.62, 180.0, "", {}};
+    const Calibration truth{0.62, 180.0, "", {}, std::nullopt};
     std::vector<OJson> rows;
     rows.push_back(row(samples[0], "fit", synthetic_tok_s(planner, samples[0], truth)));
     rows.push_back(row(samples[1], "fit", synthetic_tok_s(planner, samples[1], truth)));
@@ -164,28 +182,43 @@ TEST_CASE("calibrate recovers a kernel family's own efficiency beside the pooled
     auto planner = synthetic_setup(dir);
     // FP8 GEMVs stream at half the bandwidth, everything else at 80%: three fp8 rows (their
     // family gets its own figure), two bf16 (left for the pooled one).
-    const Calibration truth{0.8, 120.0, "", {{"fp8_gemv", 0.5}}};
+    const Calibration truth{0.8, 120.0, "", {{"fp8_gemv", 0.5}}, std::nullopt};
     std::vector<OJson> rows;
     for (const auto& s : samples) rows.push_back(row(s, "fit", synthetic_tok_s(planner, s, truth)));
-    write(dir.file("m/measurements.json"), measurements(rows).dump(2));
-
-    auto report = kbp::planner::calibrate(planner, dir.file("m/measurements.json"));
-    INFO((report ? std::string() : report.error().text()));
-    REQUIRE(report);
-    REQUIRE(report->fits.size() == 1);
-    const auto& fit = report->fits[0].calibration;
+    const auto report = calibrated_on(dir, planner, std::move(rows));
+    const auto& fit = report.fits[0].calibration;
     CHECK(fit.bandwidth_efficiency == Approx(0.8).margin(0.0101));
     REQUIRE(fit.family_efficiency.size() == 1);
     CHECK(fit.family_efficiency.at("fp8_gemv") == Approx(0.5).margin(0.0101));
-    CHECK(report->fits[0].max_error < 0.01);
+    CHECK(report.fits[0].max_error < 0.01);
     // The file carries the family's figure, and kbp stats --cost reads it back and applies it.
-    write(dir.file("catalog/calibrations/synth.json"), kbp::planner::calibration_file(report->fits[0]));
-    CHECK(kbp::planner::calibration_file(report->fits[0]).find("\"fp8_gemv\": 0.5") != std::string::npos);
-    auto calibrated = Planner::load(dir.file("catalog"));
-    REQUIRE(calibrated);
-    const auto cost = synthetic_cost(*calibrated, samples[0], std::nullopt);
+    CHECK(kbp::planner::calibration_file(report.fits[0]).find("\"fp8_gemv\": 0.5") != std::string::npos);
+    const auto cost = cost_with_file_of(dir, report.fits[0], samples[0]);
     CHECK(cost.tokens_per_s == Approx(synthetic_tok_s(planner, samples[0], fit)).epsilon(1e-9));
     CHECK(kbp::planner::cost_text(cost).find("kernel family fp8_gemv: 50% of the datasheet bandwidth") != std::string::npos);
+}
+
+TEST_CASE("calibrate fits a cost per kernel launch where the rows' fixed cost grows with their kernels", "[calibrate]") {
+    kbp::test::TempDir dir;
+    auto planner = synthetic_setup(dir);
+    // Every launch costs 9 us (the target says 4), and no step overhead: rows with more kernels
+    // lose more. Three rows of 28, 32 and 36 layers tell the two forms apart.
+    const Calibration truth{0.7, 0.0, "", {}, 9.0};
+    std::vector<OJson> rows;
+    for (std::size_t i = 1; i <= 3; ++i) rows.push_back(row(samples[i], "fit", synthetic_tok_s(planner, samples[i], truth)));
+    const auto report = calibrated_on(dir, planner, std::move(rows));
+    const auto& fit = report.fits[0].calibration;
+    CHECK(fit.bandwidth_efficiency == Approx(0.7).margin(0.0051));
+    REQUIRE(fit.launch_overhead_us);
+    CHECK(*fit.launch_overhead_us == Approx(9.0).margin(0.3));
+    CHECK(fit.step_overhead_us == 0.0);
+    CHECK(report.fits[0].max_error < 0.01);
+    // The file carries it, and kbp stats --cost applies it in place of the target's figure.
+    CHECK(kbp::planner::calibration_file(report.fits[0]).find("\"launch_overhead_us\"") != std::string::npos);
+    const auto cost = cost_with_file_of(dir, report.fits[0], samples[1]);
+    CHECK(cost.tokens_per_s == Approx(synthetic_tok_s(planner, samples[1], fit)).epsilon(1e-9));
+    CHECK(kbp::planner::cost_text(cost).find("us per kernel launch") != std::string::npos);
+    CHECK(kbp::planner::calibration_text(report).find("us per kernel launch, on 3 fit rows") != std::string::npos);
 }
 
 TEST_CASE("a calibration file slows kbp stats --cost as its figures say", "[calibrate][cost]") {
@@ -194,7 +227,7 @@ TEST_CASE("a calibration file slows kbp stats --cost as its figures say", "[cali
     auto bare_planner = Planner::load(dir.file("catalog"));
     REQUIRE(bare_planner);
     const double bare = synthetic_tok_s(*bare_planner, samples[0], Calibration{});
-    const double expected = synthetic_tok_s(*bare_planner, samples[0], Calibration{0.5, 300.0, "", {}});
+    const double expected = synthetic_tok_s(*bare_planner, samples[0], Calibration{0.5, 300.0, "", {}, std::nullopt});
     write(dir.file("catalog/calibrations/synth.json"),
           R"({"target": "synth", "bandwidth_efficiency": 0.5, "step_overhead_us": 300, "origin": "by hand", "fitted_on": ["x"]})");
     auto planner = Planner::load(dir.file("catalog"));
@@ -268,7 +301,7 @@ TEST_CASE("calibrate fits an engine with two or more of a target's fit rows on t
     kbp::test::TempDir dir;
     auto planner = synthetic_setup(dir);
     // Engine "Slow One" reaches 50% of the bandwidth, engine "fast" 80%; neither adds an overhead.
-    const Calibration slow{0.5, 0.0, "", {}}, fast{0.8, 0.0, "", {}};
+    const Calibration slow{0.5, 0.0, "", {}, std::nullopt}, fast{0.8, 0.0, "", {}, std::nullopt};
     auto engine_row = [&](const Sample& s, const char* split, const char* engine, const Calibration& c, const char* id) {
         OJson r = row(s, split, synthetic_tok_s(planner, s, c));
         r["engine"] = engine;
