@@ -246,6 +246,11 @@ public:
         return -1;
     }
     bool seen(int i) const { return seen_ & (std::uint64_t{1} << i); }
+    // Member i was read outside slot() (read_record's in-order pass): the search resumes after it.
+    void mark(int i) {
+        seen_ |= std::uint64_t{1} << i;
+        next_ = i + 1 == static_cast<int>(keys_.size()) ? 0 : i + 1;
+    }
     void check(const Path& p) const {
         std::uint64_t missing = required_ & ~seen_;
         if (!missing) return;
@@ -263,19 +268,28 @@ private:
     int next_ = 0;
 };
 
+// Walks the members from `it` on, dispatching known ones to `on` and keeping the rest in `extras`.
+template <class F>
+void remaining_members(simdjson::dom::object::iterator it, simdjson::dom::object::iterator end, const Path& p, Members& m,
+                       Extras& extras, F&& on) {
+    for (; it != end; ++it) {
+        std::string_view key = it.key();
+        int s = m.slot(key);
+        if (s == -2) fail(p / key, "duplicate member '" + std::string(key) + "'");
+        if (s < 0) {
+            extras.emplace_back(std::string(key), to_json(it.value()));
+            continue;
+        }
+        on(s, it.value(), p / key);
+    }
+    m.check(p);
+}
+
 // Walks an object's members, dispatching known ones to `on` and keeping the rest in `extras`.
 template <class F>
 void members(element e, const Path& p, Members& m, Extras& extras, F&& on) {
-    for (auto field : read_object(e, p)) {
-        int s = m.slot(field.key);
-        if (s == -2) fail(p / field.key, "duplicate member '" + std::string(field.key) + "'");
-        if (s < 0) {
-            extras.emplace_back(std::string(field.key), to_json(field.value));
-            continue;
-        }
-        on(s, field.value, p / field.key);
-    }
-    m.check(p);
+    auto object = read_object(e, p);
+    remaining_members(object.begin(), object.end(), p, m, extras, std::forward<F>(on));
 }
 
 template <class E> Named<E> read_name(element e, const Path& p) {
@@ -410,8 +424,79 @@ template <class T> void read_keyed(std::vector<T>& out, element e, const Path& p
     }
 }
 
-// One member of a described record, by its table entry.
-template <class T, class F> void read_member(T& record, const F& f, element v, const Path& vp) {
+// ---- each field's own memo (spelling_memo.hpp's LastSpelling) ------------------------------
+//
+// Only the in-order pass (read_record) uses them: it knows which field it reads at compile
+// time. The value types are those a plan repeats from record to record; a hit is the value the
+// general reader gave for the same text, so checks it makes (empty names, a projection's role)
+// have already passed. Misses, and members read out of order, take the general way.
+
+// Field I of Record: names its memo.
+template <class Record, std::size_t I> struct FieldSite {};
+
+template <class V> constexpr bool is_named = false;
+template <class E> constexpr bool is_named<Named<E>> = true;
+template <class V>
+constexpr bool remembered_by_spelling = is_named<V> || std::is_same_v<V, Op> || std::is_same_v<V, Compute> ||
+                                         std::is_same_v<V, FormatList>;
+
+template <class Site, class V> LastSpelling<V>& field_memo() {
+    thread_local LastSpelling<V> memo;
+    return memo;
+}
+
+template <class Site, class V> void read_remembered(V& out, element e, const Path& p, Range r) {
+    if constexpr (std::is_same_v<V, Sym>) {
+        // A Sym is its own spelling: the last one read is the memo.
+        thread_local Sym last;
+        std::string_view text;
+        if (!e.get_string().get(text) && !last.empty() && same_spelling(text, last.view())) {
+            out = last;
+            return;
+        }
+        read_value(out, e, p, r);
+        last = out;
+    } else if constexpr (std::is_same_v<V, SymList>) {
+        // A list of Syms: the last list read, compared item by item with the array.
+        thread_local std::optional<SymList> last;
+        simdjson::dom::array array;
+        if (last && !e.get_array().get(array) && array.size() == last->size()) {
+            std::size_t i = 0;
+            bool same = true;
+            for (element item : array) {
+                std::string_view text;
+                if (item.get_string().get(text) || !same_spelling(text, (*last)[i].view())) {
+                    same = false;
+                    break;
+                }
+                ++i;
+            }
+            if (same) {
+                out = *last;
+                return;
+            }
+        }
+        read_value(out, e, p, r);
+        last = out;
+    } else if constexpr (remembered_by_spelling<V>) {
+        LastSpelling<V>& memo = field_memo<Site, V>();
+        std::string_view text;
+        bool is_string = !e.get_string().get(text);
+        if (is_string)
+            if (const V* hit = memo.find(text)) {
+                out = *hit;
+                return;
+            }
+        read_value(out, e, p, r);
+        if (is_string) memo.remember(text, out);
+    } else {
+        read_value(out, e, p, r);
+    }
+}
+
+// One member of a described record, by its table entry. Site: the field's memo (FieldSite), or
+// void for none.
+template <class Site = void, class T, class F> void read_member(T& record, const F& f, element v, const Path& vp) {
     auto& value = record.*(f.member);
     Range range{f.lo, f.hi};
     if constexpr (F::shape == Shape::keyed_by_name) {
@@ -428,11 +513,19 @@ template <class T, class F> void read_member(T& record, const F& f, element v, c
             return;
         }
         if (!always_written(f.presence)) {
-            read_value(value.emplace(), v, vp, range);
+            if constexpr (std::is_void_v<Site>) read_value(value.emplace(), v, vp, range);
+            else read_remembered<Site>(value.emplace(), v, vp, range);
             return;
         }
     }
-    read_value(value, v, vp, range);
+    if constexpr (std::is_void_v<Site>) read_value(value, v, vp, range);
+    else if constexpr (is_optional<std::decay_t<decltype(value)>>) {
+        // A nullable member (always written, null when absent): null, or the value remembered.
+        if (v.is_null()) value.reset();
+        else read_remembered<Site>(value.emplace(), v, vp, range);
+    } else {
+        read_remembered<Site>(value, v, vp, range);
+    }
 }
 
 // The member names of T's table, and the slots a record must have. A Shape::inlined field
@@ -482,7 +575,22 @@ template <Described T> void read_record(T& out, element e, const Path& p) {
     static_assert(field_count<T>() <= 64, "Members keeps one bit per member");
     static constexpr auto names = member_names<T>();
     Members m(names, required_slots<T>());
-    members(e, p, m, out.extras, [&](int s, element v, const Path& vp) {
+    auto object = read_object(e, p);
+    auto it = object.begin();
+    const auto end = object.end();
+    // kbp writes a record's members in its table's order, so one pass down the table meets them
+    // in turn: each field compares the next member's key with its own name (a constant) and, when
+    // they match, reads it with no search and no dispatch. A field the record leaves out (an
+    // absent optional) costs one compare. Whatever the pass leaves (members out of order,
+    // duplicates, unknown members) goes the general way below, in the object's order as before.
+    for_each_field_at<T>([&](const auto& f, auto slot) {
+        if (it != end && same_spelling(it.key(), f.json)) {
+            m.mark(static_cast<int>(slot()));
+            read_member<FieldSite<T, slot()>>(out, f, it.value(), p / f.json);
+            ++it;
+        }
+    });
+    remaining_members(it, end, p, m, out.extras, [&](int s, element v, const Path& vp) {
         with_field<T>(static_cast<std::size_t>(s), [&](const auto& f) { read_member(out, f, v, vp); });
     });
 }

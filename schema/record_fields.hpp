@@ -28,6 +28,7 @@
 #include <optional>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "schema/blueprint.hpp"
@@ -119,6 +120,14 @@ template <class T> concept Described = !std::is_same_v<std::decay_t<decltype(rec
 // Calls f(field) for every field of T's table, in order.
 template <class T, class F> constexpr void for_each_field(F&& f) {
     std::apply([&](const auto&... fields) { (f(fields), ...); }, record_fields<T>);
+}
+
+// Calls f(field, std::integral_constant<std::size_t, I>{}) for every field of T's table, in order:
+// each call knows its field's slot I at compile time (the reader keeps a memo per field by it).
+template <class T, class F> constexpr void for_each_field_at(F&& f) {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        (f(std::get<I>(record_fields<T>), std::integral_constant<std::size_t, I>{}), ...);
+    }(std::make_index_sequence<std::tuple_size_v<std::decay_t<decltype(record_fields<T>)>>>{});
 }
 
 // Calls f(field) for the field at `index` (the reader's dispatch from a member's slot).

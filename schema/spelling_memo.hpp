@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -118,6 +119,50 @@ private:
         std::string_view key() const { return {text, size}; }
     };
     std::array<Entry, Slots> slots_{};
+};
+
+// One field's memo: the last few spellings that field held in the records read before, and
+// what they gave. Neighbouring records repeat each other field by field (a layer's nodes share
+// a block, most edges carry bf16 rows "n"), and a field alternates between a few spellings
+// (a block's norm, projection, quant and attention nodes), so a compare or two against the
+// most recent ones stands in for the shared memo's hash and probe. Each field of each record
+// keeps its own (the reader's in-order pass knows the field at compile time), so fields do not
+// push one another out. Texts are copied into the memo (a spelling longer than its buffer is not
+// remembered): they must outlive the document they came from. Like the shared memos, the reader
+// keeps them per thread across documents; what one document gains from the one before is at most
+// a hit on its first record's fields. Two ways measured a little better than one and four worse
+// (every way is one more compare on each miss).
+template <class Value, std::size_t Ways = 2> class LastSpelling {
+public:
+    // What `s` gave last time, if it is among the spellings remembered; else null. A hit
+    // becomes the most recent.
+    const Value* find(std::string_view s) noexcept {
+        for (std::size_t i = 0; i < Ways; ++i) {
+            if (!entries_[i].value) return nullptr;
+            if (same_spelling(entries_[i].key(), s)) {
+                if (i > 0) std::swap(entries_[i], entries_[0]);
+                return &*entries_[0].value;
+            }
+        }
+        return nullptr;
+    }
+    // Remembers s -> v as the most recent; the least recent is forgotten.
+    void remember(std::string_view s, const Value& v) {
+        if (s.size() > sizeof(Entry::text)) return;
+        for (std::size_t i = Ways - 1; i > 0; --i) entries_[i] = entries_[i - 1];
+        std::memcpy(entries_[0].text, s.data(), s.size());
+        entries_[0].size = s.size();
+        entries_[0].value = v;
+    }
+
+private:
+    struct Entry {
+        char text[56] = {};
+        std::size_t size = 0;
+        std::optional<Value> value;  // empty until a spelling is remembered
+        std::string_view key() const { return {text, size}; }
+    };
+    std::array<Entry, Ways> entries_{};
 };
 
 // The same for a list of spellings (a node's steps, a group's kernels): one hash and one compare

@@ -9,6 +9,8 @@
 #include <map>
 #include <memory>
 
+#include "schema/spelling_memo.hpp"
+
 namespace kbp::schema {
 namespace {
 
@@ -264,9 +266,11 @@ Result<FlatLists> expand_templates(const Blueprint& b) { return expand(b); }
 
 namespace {
 
+// Compared inline (same_spelling): the check runs for every node's id and block and every
+// edge's tensor, and a call to memcmp for each short name costs more than the compare.
 bool is_prefixed(std::string_view full, std::string_view prefix, std::string_view local) {
-    return full.size() == prefix.size() + local.size() && full.substr(0, prefix.size()) == prefix &&
-           full.substr(prefix.size()) == local;
+    return full.size() == prefix.size() + local.size() && same_spelling(full.substr(0, prefix.size()), prefix) &&
+           same_spelling(full.substr(prefix.size()), local);
 }
 
 bool roles_match(SymList roles, const TemplateNode& tn) {

@@ -1,8 +1,9 @@
 #include "schema/validator.hpp"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <unordered_set>
-#include <unordered_map>
 
 #include "schema/bytes.hpp"
 #include "schema/spelling_memo.hpp"
@@ -201,7 +202,7 @@ private:
         std::vector<bool> expert = nodes_in_expert_rows(b_);
         auto k = top_k(expert);
         std::int64_t last_from = -1;
-        std::unordered_map<std::string, std::size_t> first_leaving;  // layer or block -> its first edge out
+        FirstLeaving first_leaving;
         for (std::size_t i = 0; i < b_.edges.size(); ++i) {
             const Edge& e = b_.edges[i];
             Ptr ptr{"edges", i};
@@ -241,24 +242,36 @@ private:
         }
     }
 
+    // Layer or block -> its first edge out. Keyed by the layer's index or the block's interned
+    // name, not by the text the messages print: a plan has an edge leaving a layer thousands of
+    // times, a problem to report rarely. Ordered maps: a plan has a few dozen layers and blocks,
+    // and an unordered map would allocate a bucket array besides its entries.
+    struct FirstLeaving {
+        std::map<std::int64_t, std::size_t> layer;
+        std::map<Sym, std::size_t> block;
+    };
+
     // The edges that leave a layer (or a block outside the layers) for the next carry one tensor:
     // the collapsed form records one per boundary (ports.out_tensor), so a plan with two would
     // pass here and then be refused by kbp collapse, which could not write it back.
-    void check_leaving_tensor(std::size_t i, const Node& producer, const Node& reader,
-                              std::unordered_map<std::string, std::size_t>& first_leaving) {
+    void check_leaving_tensor(std::size_t i, const Node& producer, const Node& reader, FirstLeaving& first_leaving) {
         if (producer.layer == reader.layer && (producer.layer || producer.block == reader.block)) return;
-        std::string from = producer.layer ? "layer " + std::to_string(*producer.layer) : "block '" + producer.block + "'";
-        auto [first, fresh] = first_leaving.try_emplace(from, i);
-        if (fresh) return;
+        auto first_edge = [&](auto& firsts, const auto& key) {
+            auto [first, fresh] = firsts.try_emplace(key, i);
+            return fresh ? std::optional<std::size_t>() : first->second;
+        };
+        auto first = producer.layer ? first_edge(first_leaving.layer, *producer.layer) : first_edge(first_leaving.block, producer.block);
+        if (!first) return;
+        auto from = [&] { return producer.layer ? "layer " + std::to_string(*producer.layer) : "block '" + producer.block + "'"; };
         const Edge& e = b_.edges[i];
-        const Edge& f = b_.edges[first->second];
-        std::string other = at("edges", first->second);
+        const Edge& f = b_.edges[*first];
         if (e.id != f.id)
-            out_.add(at("edges", i) + "/id", "tensor '" + e.id + "' leaves " + from + ", but " + other + " names the tensor leaving it '" +
-                                                 f.id + "' (one tensor leaves a layer or block)");
+            out_.add(at("edges", i) + "/id", "tensor '" + e.id + "' leaves " + from() + ", but " + at("edges", *first) +
+                                                 " names the tensor leaving it '" + f.id + "' (one tensor leaves a layer or block)");
         else if (!(e.rows == f.rows && e.dim == f.dim && e.dim_value == f.dim_value && e.bytes_per_token == f.bytes_per_token &&
                    e.requant == f.requant))
-            out_.add(at("edges", i), "tensor '" + e.id + "' leaves " + from + " with other rows, dim, bytes or requant than on " + other);
+            out_.add(at("edges", i), "tensor '" + e.id + "' leaves " + from() + " with other rows, dim, bytes or requant than on " +
+                                         at("edges", *first));
     }
 
     void check_edge_format(const Edge& e, const Node& producer, const Node& reader, const Ptr& ptr) {
@@ -302,23 +315,24 @@ private:
         auto row = row_bytes(e.format, e.dim_value);
         if (!row) return;  // unknown format
         std::int64_t rows = 1;
-        std::string space = "";
-        if (edge_in_expert_rows(e, expert)) {
+        bool expert_rows = edge_in_expert_rows(e, expert);
+        if (expert_rows) {
             if (!k) {
                 out_.add(ptr + "/bytes_per_token", "an expert-row edge, but top_k is unknown");
                 return;
             }
             rows = *k;
-            space = " x top_k " + std::to_string(*k);
         }
+        // Text for the messages, built only when there is one to write.
+        auto space = [&] { return expert_rows ? " x top_k " + std::to_string(*k) : std::string(); };
         std::int64_t expected;
         if (__builtin_mul_overflow(*row, rows, &expected)) {
-            out_.add(ptr + "/bytes_per_token", std::string(e.format.name()) + " x " + std::to_string(e.dim_value) + space + " overflows 64 bits");
+            out_.add(ptr + "/bytes_per_token", std::string(e.format.name()) + " x " + std::to_string(e.dim_value) + space() + " overflows 64 bits");
             return;
         }
         if (*e.bytes_per_token != expected)
             out_.add(ptr + "/bytes_per_token", std::to_string(*e.bytes_per_token) + ", but " + std::string(e.format.name()) + " x " +
-                                                   std::to_string(e.dim_value) + space + " is " + std::to_string(expected));
+                                                   std::to_string(e.dim_value) + space() + " is " + std::to_string(expected));
     }
 
     void check_collapsed() {
