@@ -437,7 +437,7 @@ std::string strip(const std::string& id, const std::string& prefix) {
 }
 
 EdgeDetail detail_of(const Edge& e, const std::string& prefix) {
-    return EdgeDetail{strip(e.id, prefix), e.rows, e.dim, e.dim_value, e.bytes_per_token, e.requant};
+    return EdgeDetail{strip(e.id, prefix), e.rows, e.dim, e.dim_value, e.bytes_per_token, e.requant, {}};
 }
 
 Error collapse_error(std::string where, std::string message) {
@@ -558,7 +558,7 @@ Result<Collapsed> collapse_layers(const Blueprint& b, const CollapseOptions& opt
                 if (gi >= b.groups.size())
                     return collapse_error("/groups", "node group " + std::to_string(gi) + " does not exist");
                 const Group& group = b.groups[gi];
-                groups.push_back({group.rule, group.kernels, group.where, group.numerics, group.compute});
+                groups.push_back({group.rule, group.kernels, group.where, group.numerics, group.compute, {}});
             }
             t.groups = std::move(groups);
         }
