@@ -18,7 +18,7 @@ using Json = nlohmann::ordered_json;
 // A measurement row as the fit reads it, with the plan that prices it (when kbp can make one).
 struct Costed {
     CalibrationRow* row;  // its device is the target it is costed on
-    schema::Blueprint plan;
+    CostReport bare;      // its plan's bare roofline cost, which step_time_us re-prices per candidate
     double measured_step_us = 0;  // one decode step of `batch` rows, as measured
     std::string main_family;      // the kernel family most of its bare roofline step is spent in
     double main_family_share = 0;
@@ -40,19 +40,7 @@ double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-Result<CostReport> cost_of(const Planner& planner, const Costed& c, const Calibration& calibration) {
-    CostOptions options;
-    options.context = c.row->context;
-    options.target = c.row->device;
-    options.calibration = calibration;
-    return estimate_cost(planner.catalog(), c.plan, options);
-}
-
-Result<double> step_us(const Planner& planner, const Costed& c, const Calibration& calibration) {
-    auto cost = cost_of(planner, c, calibration);
-    if (!cost) return cost.error();
-    return cost->total.time_us;
-}
+double step_us(const Costed& c, const Calibration& calibration) { return step_time_us(c.bare, calibration); }
 
 // The fixed cost that least-squares the relative error of `steps` against the measured steps,
 // where row i pays it `units[i]` times (1: once a step; its launches: once a kernel):
@@ -80,7 +68,7 @@ double loss_of(const std::vector<double>& steps, const std::vector<double>& unit
 using EfficiencyKnob = std::function<void(Calibration&, double)>;
 
 // The efficiency that, set by `knob` into `base`, least-squares the relative error of `rows`:
-// by search over 0.20..1.00 in steps of 0.005, each candidate re-costing the rows (the step time
+// by search over 0.20..1.00 in steps of 0.005, each candidate re-pricing the rows (the step time
 // is a sum of per-kernel maxima, not linear in it). With more than two rows one fixed cost is
 // fitted with each candidate, in whichever of two forms fits the rows better: a step overhead
 // (sampling, scheduling, the host's turn: the same for every model), with the target's own
@@ -88,8 +76,7 @@ using EfficiencyKnob = std::function<void(Calibration&, double)>;
 // replay, a host loop's launches: more kernels, more time). Either is one figure; with two rows
 // or fewer none is fitted: two parameters on two rows fit both exactly whatever they are, and
 // say nothing of the rows not seen.
-Result<Calibration> search_efficiency(const Planner& planner, const std::vector<const Costed*>& rows, const Calibration& base,
-                                      const EfficiencyKnob& knob) {
+Calibration search_efficiency(const std::vector<const Costed*>& rows, const Calibration& base, const EfficiencyKnob& knob) {
     Calibration best = base;
     double best_loss = INFINITY;
     const std::vector<double> once(rows.size(), 1.0);
@@ -104,14 +91,8 @@ Result<Calibration> search_efficiency(const Planner& planner, const std::vector<
         unlaunched.launch_overhead_us = 0.0;
         std::vector<double> steps, bare_steps;
         for (const Costed* c : rows) {
-            auto t = step_us(planner, *c, candidate);
-            if (!t) return t.error();
-            steps.push_back(*t);
-            if (rows.size() > 2) {
-                auto u = step_us(planner, *c, unlaunched);
-                if (!u) return u.error();
-                bare_steps.push_back(*u);
-            }
+            steps.push_back(step_us(*c, candidate));
+            if (rows.size() > 2) bare_steps.push_back(step_us(*c, unlaunched));
         }
         double overhead = 0, loss = 0;
         if (rows.size() > 2) {
@@ -165,26 +146,22 @@ std::vector<std::string> families_with_own_efficiency(const std::vector<const Co
 // where families_with_own_efficiency finds families, each family's efficiency in turn and the
 // pooled one again (no longer pulled toward those families' own), by rounds until a round
 // changes nothing (coordinate descent on the grid: it stops, each round lowers the loss or ends).
-Result<TargetFit> fit_target(const Planner& planner, const std::string& target, const std::vector<const Costed*>& rows) {
+TargetFit fit_target(const std::string& target, const std::vector<const Costed*>& rows) {
     const EfficiencyKnob pooled = [](Calibration& c, double e) { c.bandwidth_efficiency = e; };
-    auto fit = search_efficiency(planner, rows, Calibration{}, pooled);
-    if (!fit) return fit.error();
+    Calibration fit = search_efficiency(rows, Calibration{}, pooled);
     const std::vector<std::string> families = families_with_own_efficiency(rows);
     for (int round = 0; round < 8 && !families.empty(); ++round) {
-        const Calibration before = *fit;
-        for (const std::string& family : families) {
-            fit = search_efficiency(planner, rows, *fit, [&family](Calibration& c, double e) { c.family_efficiency[family] = e; });
-            if (!fit) return fit.error();
-        }
-        fit = search_efficiency(planner, rows, *fit, pooled);
-        if (!fit) return fit.error();
-        if (fit->bandwidth_efficiency == before.bandwidth_efficiency && fit->family_efficiency == before.family_efficiency &&
-            fit->step_overhead_us == before.step_overhead_us && fit->launch_overhead_us == before.launch_overhead_us)
+        const Calibration before = fit;
+        for (const std::string& family : families)
+            fit = search_efficiency(rows, fit, [&family](Calibration& c, double e) { c.family_efficiency[family] = e; });
+        fit = search_efficiency(rows, fit, pooled);
+        if (fit.bandwidth_efficiency == before.bandwidth_efficiency && fit.family_efficiency == before.family_efficiency &&
+            fit.step_overhead_us == before.step_overhead_us && fit.launch_overhead_us == before.launch_overhead_us)
             break;
     }
     TargetFit result;
     result.target = target;
-    result.calibration = std::move(*fit);
+    result.calibration = std::move(fit);
     for (const Costed* c : rows) {
         result.fitted_on.push_back(c->row->id);
         result.date = std::max(result.date, c->row->source_date);
@@ -261,9 +238,13 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
             row.not_costed = "kbp plan: " + plan.error().text();
             continue;
         }
-        Costed c{&row, std::move(plan->blueprint), 1e6 * static_cast<double>(row.batch) / row.measured_tok_s, "", 0.0};
-        auto bare = cost_of(planner, c, Calibration{});
+        CostOptions options;
+        options.context = row.context;
+        options.target = row.device;
+        options.calibration = Calibration{};
+        auto bare = estimate_cost(planner.catalog(), plan->blueprint, options);
         if (!bare) return bare.error();
+        Costed c{&row, *bare, 1e6 * static_cast<double>(row.batch) / row.measured_tok_s, "", 0.0};
         row.before_tok_s = 1e6 * static_cast<double>(row.batch) / bare->total.time_us;
         c.launches = static_cast<double>(std::count_if(bare->groups.begin(), bare->groups.end(), [](const GroupCost& g) { return g.bound != "host"; }));
         if (!bare->time_by_family.empty()) {  // largest first
@@ -278,10 +259,9 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
     for (const Costed& c : costed)
         if (c.row->split == "fit") fit_rows[c.row->device].push_back(&c);
     for (const auto& [target, rows_of_target] : fit_rows) {
-        auto fit = fit_target(planner, target, rows_of_target);
-        if (!fit) return fit.error();
-        fit->calibration.origin = fit_origin(report, rows_of_target.size(), "");
-        report.fits.push_back(std::move(*fit));
+        TargetFit fit = fit_target(target, rows_of_target);
+        fit.calibration.origin = fit_origin(report, rows_of_target.size(), "");
+        report.fits.push_back(std::move(fit));
     }
     // An engine with at least two of its target's fit rows, but not all of them, gets its own fit.
     std::map<std::pair<std::string, std::string>, std::vector<const Costed*>> engine_rows;
@@ -290,28 +270,23 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
     const std::size_t pooled_fits = report.fits.size();
     for (const auto& [key, rows_of_engine] : engine_rows) {
         if (rows_of_engine.size() < 2 || rows_of_engine.size() == fit_rows[key.first].size()) continue;
-        auto fit = fit_target(planner, key.first, rows_of_engine);
-        if (!fit) return fit.error();
-        fit->engine = key.second;
-        fit->calibration.origin = fit_origin(report, rows_of_engine.size(), key.second);
-        report.fits.push_back(std::move(*fit));
+        TargetFit fit = fit_target(key.first, rows_of_engine);
+        fit.engine = key.second;
+        fit.calibration.origin = fit_origin(report, rows_of_engine.size(), key.second);
+        report.fits.push_back(std::move(fit));
     }
     for (Costed& c : costed) {
         auto engine_fit = std::find_if(report.fits.begin() + static_cast<std::ptrdiff_t>(pooled_fits), report.fits.end(),
                                        [&](const TargetFit& f) { return f.target == c.row->device && f.engine == c.row->engine_key; });
         if (engine_fit != report.fits.end()) {
-            auto t = step_us(planner, c, engine_fit->calibration);
-            if (!t) return t.error();
-            c.row->engine_tok_s = 1e6 * static_cast<double>(c.row->batch) / *t;
+            c.row->engine_tok_s = 1e6 * static_cast<double>(c.row->batch) / step_us(c, engine_fit->calibration);
         }
         auto fit = std::find_if(report.fits.begin(), report.fits.end(), [&](const TargetFit& f) { return f.target == c.row->device && f.engine.empty(); });
         if (fit == report.fits.end()) {
             c.row->after_tok_s = c.row->before_tok_s;  // nothing to fit on: the bare roofline stands
             continue;
         }
-        auto t = step_us(planner, c, fit->calibration);
-        if (!t) return t.error();
-        c.row->after_tok_s = 1e6 * static_cast<double>(c.row->batch) / *t;
+        c.row->after_tok_s = 1e6 * static_cast<double>(c.row->batch) / step_us(c, fit->calibration);
     }
     for (TargetFit& f : report.fits) {
         std::vector<double> errors;

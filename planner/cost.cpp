@@ -61,7 +61,48 @@ Result<std::optional<Calibration>> calibration_of(const Catalog& catalog, const 
     return std::optional<Calibration>();
 }
 
+// One group's time under `calibration`, and what bounds it: the memory time (at the fitted share
+// of the bandwidth for its family), the compute time, whichever is longer, plus a launch; a host
+// group moves its bytes and launches nothing.
+std::pair<double, const char*> group_time(const GroupCost& gc, const Calibration& calibration, double launch_us) {
+    if (gc.on_host) return {gc.memory_us, "host"};
+    const double memory_us = gc.memory_us / calibration.efficiency_of(gc.family);
+    const double busy = std::max(memory_us, gc.compute_us);
+    return {busy + launch_us, launch_us > busy ? "launch" : memory_us >= gc.compute_us ? "memory" : "compute"};
+}
+
+double launch_us_of(const CostReport& r, const Calibration& calibration) { return calibration.launch_overhead_us.value_or(r.target_launch_us); }
+
+// Prices `r`'s groups under `calibration`: each group's time and bound, the step, the tokens per
+// second and the time by kernel family.
+void price_step(CostReport& r, const Calibration& calibration) {
+    const double launch_us = launch_us_of(r, calibration);
+    std::map<std::string, double> family_time;
+    r.total.time_us = 0;
+    for (GroupCost& gc : r.groups) {
+        auto [time_us, bound] = group_time(gc, calibration, launch_us);
+        gc.time_us = time_us;
+        gc.bound = bound;
+        r.total.time_us += time_us;
+        family_time[gc.family] += time_us;
+    }
+    r.total.time_us += r.communication.time_us;  // the order estimate_cost has always summed in
+    r.total.time_us += calibration.step_overhead_us;
+    r.tokens_per_s = r.total.time_us > 0 ? static_cast<double>(r.rows) / (r.total.time_us * 1e-6) : 0;
+    r.time_by_family.assign(family_time.begin(), family_time.end());
+    std::stable_sort(r.time_by_family.begin(), r.time_by_family.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+}
+
 }  // namespace
+
+double step_time_us(const CostReport& r, const Calibration& calibration) {
+    const double launch_us = launch_us_of(r, calibration);
+    double total = 0;
+    for (const GroupCost& gc : r.groups) total += group_time(gc, calibration, launch_us).first;
+    total += r.communication.time_us;  // in price_step's order: the same figure to the last bit
+    total += calibration.step_overhead_us;
+    return total;
+}
 
 Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& options) {
     auto catalog = Catalog::load(options.catalog_dir);
@@ -140,7 +181,6 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
         r.calibration = *found;
     }
     const Calibration calibration = r.calibration.value_or(Calibration{});
-    const double launch_us = calibration.launch_overhead_us.value_or(t.value("launch_overhead_us", 3.0));
     auto memory = schema::compute_memory(b);
     r.largest_live_bytes = memory.largest_live_bytes;
     r.largest_live_at = memory.largest_live_at;
@@ -192,7 +232,6 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
         groups[g].group = static_cast<std::int64_t>(g);
         groups[g].rule = b.groups[g].rule;
     }
-    std::map<std::string, double> family_time;
     double resident = 0;  // state the caches hold at the context length
     std::vector<double> compute_peak(b.groups.size(), cuda_core);
     for (std::size_t i = 0; i < b.nodes.size(); ++i) {
@@ -275,34 +314,25 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
         GroupCost& gc = groups[g];
         const schema::Group& group = b.groups[g];
         double bytes = gc.weight_bytes + (r.activations_on_chip ? 0.0 : gc.activation_bytes) + gc.state_bytes;
-        double memory_us = bytes / bandwidth * 1e6, compute_us = gc.flops / compute_peak[g] * 1e6;
+        gc.memory_us = bytes / bandwidth * 1e6;
+        gc.compute_us = gc.flops / compute_peak[g] * 1e6;
         // A group's time goes to its main family: its first weighted node's, else its first node's.
-        std::string family;
         for (auto k : group.nodes)
-            if (k < static_cast<std::int64_t>(b.nodes.size()) && (family.empty() || b.nodes[k].precision.weight)) {
-                family = b.nodes[k].family;
+            if (k < static_cast<std::int64_t>(b.nodes.size()) && (gc.family.empty() || b.nodes[k].precision.weight)) {
+                gc.family = b.nodes[k].family;
                 if (b.nodes[k].precision.weight) break;
             }
-        if (group.where.id == schema::WhereId::host) {
-            gc.time_us = memory_us;
-            gc.bound = "host";
-        } else {
-            memory_us /= calibration.efficiency_of(family);
-            gc.time_us = std::max(memory_us, compute_us) + launch_us;
-            gc.bound = launch_us > std::max(memory_us, compute_us) ? "launch" : memory_us >= compute_us ? "memory" : "compute";
-        }
+        gc.on_host = group.where.id == schema::WhereId::host;
         r.total.weight_bytes += gc.weight_bytes;
         r.total.activation_bytes += gc.activation_bytes;
         r.total.state_bytes += gc.state_bytes;
         r.total.flops += gc.flops;
-        r.total.time_us += gc.time_us;
-        family_time[family] += gc.time_us;
     }
     r.groups = std::move(groups);
     r.communication = tp_communication(b);  // tensor parallelism's all-reduces (tp_cost.hpp)
-    r.total.time_us += r.communication.time_us;
+    r.target_launch_us = t.value("launch_overhead_us", 3.0);
     r.total.rule = "step";
-    r.total.time_us += calibration.step_overhead_us;
+    price_step(r, calibration);
     // Does it fit: every weight stored plus the caches at the context length.
     r.resident_state_bytes = resident;
     r.stored_weight_bytes = static_cast<double>(memory.weight_bytes);
@@ -337,9 +367,6 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
             r.max_context_tokens = lo;
         }
     }
-    r.tokens_per_s = r.total.time_us > 0 ? rows / (r.total.time_us * 1e-6) : 0;
-    r.time_by_family.assign(family_time.begin(), family_time.end());
-    std::stable_sort(r.time_by_family.begin(), r.time_by_family.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     return r;
 }
 

@@ -66,6 +66,11 @@ struct GroupCost {
     double weight_bytes = 0, activation_bytes = 0, state_bytes = 0, flops = 0;
     double time_us = 0;
     std::string bound;  // "memory", "compute", "launch", "host"
+    // What the calibration prices (price_step): the main kernel family, and the group's times at
+    // the datasheet's bandwidth and peak; a host group's time is its memory time alone.
+    std::string family;
+    double memory_us = 0, compute_us = 0;
+    bool on_host = false;
 };
 
 struct CostReport {
@@ -99,12 +104,18 @@ struct CostReport {
     std::vector<std::pair<std::string, double>> time_by_family;  // us per step, largest first
     std::vector<std::string> notes;  // what the estimate leaves out (state a plan's symbols cannot size)
     std::optional<Calibration> calibration;  // applied, when the target has one (or options gave one)
+    double target_launch_us = 3.0;  // the target's own launch figure, which a calibration may replace
 };
 
 // With a catalog loaded once (a Planner's: its plans' fit checks): options.catalog_dir is not read.
 Result<CostReport> estimate_cost(const Catalog& catalog, const schema::Blueprint& plan, const CostOptions& options);
 // With a catalog of its own, loaded from options.catalog_dir (`kbp stats --cost`: one estimate).
 Result<CostReport> estimate_cost(const schema::Blueprint& plan, const CostOptions& options);
+// The step time of `report` under `calibration`: the sum estimate_cost makes, over the bytes and
+// FLOPs it already summed per group, without walking the plan again (kbp calibrate tries some
+// 160 candidates on every row: re-costing each plan would make a fit of the shipped rows take
+// minutes under a sanitizer).
+double step_time_us(const CostReport& report, const Calibration& calibration);
 std::string cost_text(const CostReport& report, std::size_t top_groups = 12);
 std::string cost_json(const CostReport& report);
 // "needs 141.2 GB (weights 141.1 GB + state 0.5 GB at 4096 tokens x 1 rows + activations 0.1 GB)

@@ -131,6 +131,21 @@ kbp::planner::CostReport cost_with_file_of(const kbp::test::TempDir& dir, const 
 
 }  // namespace
 
+TEST_CASE("re-pricing a bare cost under a calibration gives the full estimate's step to the last bit", "[calibrate]") {
+    kbp::test::TempDir dir;
+    Planner planner = synthetic_setup(dir);
+    const Sample& s = samples[0];
+    const kbp::planner::CostReport bare = synthetic_cost(planner, s, Calibration{});
+    Calibration per_step{0.7, 12.5, "by hand", {}, std::nullopt};
+    Calibration per_launch{0.6, 0.0, "by hand", {{"fp8_gemv", 0.45}}, 1.75};
+    Calibration no_launch{0.9, 0.0, "by hand", {}, 0.0};
+    for (const Calibration& c : {per_step, per_launch, no_launch}) {
+        const kbp::planner::CostReport full = synthetic_cost(planner, s, c);
+        CHECK(kbp::planner::step_time_us(bare, c) == full.total.time_us);
+        CHECK(full.total.time_us != bare.total.time_us);
+    }
+}
+
 TEST_CASE("calibrate recovers the efficiency and step overhead a synthetic target was measured with", "[calibrate]") {
     kbp::test::TempDir dir;
     auto planner = synthetic_setup(dir);
