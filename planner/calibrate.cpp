@@ -288,6 +288,18 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         }
         c.row->after_tok_s = 1e6 * static_cast<double>(c.row->batch) / step_us(c, fit->calibration);
     }
+    // Leave one out: each fit row priced by a fit of its target on the others (fit_target's own
+    // rules: with two rows left, no fixed cost; with one, its efficiency matches that row).
+    for (const auto& [target, rows_of_target] : fit_rows) {
+        if (rows_of_target.size() < 2) continue;
+        for (const Costed* left_out : rows_of_target) {
+            std::vector<const Costed*> others;
+            for (const Costed* c : rows_of_target)
+                if (c != left_out) others.push_back(c);
+            const TargetFit fit = fit_target(target, others);
+            left_out->row->left_out_tok_s = 1e6 * static_cast<double>(left_out->row->batch) / step_us(*left_out, fit.calibration);
+        }
+    }
     for (TargetFit& f : report.fits) {
         std::vector<double> errors;
         for (const Costed& c : costed) {
@@ -311,28 +323,31 @@ std::string calibration_text(const CalibrationReport& r, bool markdown) {
             return;
         }
         char line[512];
-        std::snprintf(line, sizeof line, "%-46.46s %-8s %-6s %-6s %9s %9s %9s %7s %7s %9s %7s  %s\n", cells[0].c_str(), cells[1].c_str(),
+        std::snprintf(line, sizeof line, "%-46.46s %-8s %-6s %-6s %9s %9s %9s %7s %7s %9s %7s %9s %7s  %s\n", cells[0].c_str(), cells[1].c_str(),
                       cells[2].c_str(), cells[3].c_str(), cells[4].c_str(), cells[5].c_str(), cells[6].c_str(), cells[7].c_str(),
-                      cells[8].c_str(), cells[9].c_str(), cells[10].c_str(), cells[11].c_str());
+                      cells[8].c_str(), cells[9].c_str(), cells[10].c_str(), cells[11].c_str(), cells[12].c_str(), cells[13].c_str());
         out += line;
     };
     out += markdown ? "" : "calibration on " + r.measurements + " (sha256 " + r.sha256.substr(0, 12) + ")\n\n";
-    cell({"row", "split", "device", "format", "measured", "roofline", "fitted", "ratio", "error", "by engine", "error", "note"});
-    if (markdown) out += "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
-    std::vector<double> held_out, held_out_engine;
+    cell({"row", "split", "device", "format", "measured", "roofline", "fitted", "ratio", "error", "by engine", "error", "left out", "error", "note"});
+    if (markdown) out += "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
+    std::vector<double> held_out, held_out_engine, left_out;
     for (const auto& row : r.rows) {
+        if (row.left_out_tok_s) left_out.push_back(relative_error(*row.left_out_tok_s, row.measured_tok_s));
         std::string before = row.before_tok_s ? schema::fixed(*row.before_tok_s, 1) : "-";
         std::string after = row.after_tok_s ? schema::fixed(*row.after_tok_s, 1) : "-";
         std::string ratio = row.after_tok_s ? schema::fixed(*row.after_tok_s / row.measured_tok_s, 2) : "-";
         std::string error = row.after_tok_s ? schema::fixed(100.0 * relative_error(*row.after_tok_s, row.measured_tok_s), 1) + "%" : "-";
         std::string by_engine = row.engine_tok_s ? schema::fixed(*row.engine_tok_s, 1) : "-";
         std::string engine_error = row.engine_tok_s ? schema::fixed(100.0 * relative_error(*row.engine_tok_s, row.measured_tok_s), 1) + "%" : "-";
+        std::string left_out_tok_s = row.left_out_tok_s ? schema::fixed(*row.left_out_tok_s, 1) : "-";
+        std::string left_out_error = row.left_out_tok_s ? schema::fixed(100.0 * relative_error(*row.left_out_tok_s, row.measured_tok_s), 1) + "%" : "-";
         if (row.after_tok_s && row.split == "held_out") {
             held_out.push_back(relative_error(*row.after_tok_s, row.measured_tok_s));
             held_out_engine.push_back(relative_error(row.engine_tok_s.value_or(*row.after_tok_s), row.measured_tok_s));
         }
         cell({row.id, row.split, row.device, row.precision, schema::fixed(row.measured_tok_s, 1), before, after, ratio, error, by_engine,
-              engine_error, row.not_costed});
+              engine_error, left_out_tok_s, left_out_error, row.not_costed});
     }
     out += "\n";
     for (const auto& f : r.fits) {
@@ -358,6 +373,10 @@ std::string calibration_text(const CalibrationReport& r, bool markdown) {
         out += line;
     };
     summary("held out", held_out);
+    summary("fit rows, each left out of its target's fit in turn", left_out);
+    std::vector<double> unseen = held_out;
+    unseen.insert(unseen.end(), left_out.begin(), left_out.end());
+    if (!left_out.empty()) summary("every costed row on a fit that never saw it (held out, and fit rows left out)", unseen);
     if (report_has_engine_fits(r)) summary("held out, by engine where its engine has a fit (kbp stats --cost --engine)", held_out_engine);
     return out;
 }

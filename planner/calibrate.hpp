@@ -16,6 +16,8 @@
 // the roofline step or more) of at least two fit rows, but not of all, gets an efficiency of its
 // own, fitted on the same rows; the pooled one is then fitted again around it. `held_out` rows
 // are costed with the result and never inform it. A row kbp cannot plan is listed with the reason.
+// Each fit row is also priced by its target's fit on its other fit rows (leave one out): an error
+// on a row the fit never saw for the fit rows too, since the held-out half alone is a dozen rows.
 //
 // Engines differ for real on one device (llama.cpp, vLLM, TensorRT-LLM): where at least two of a
 // target's fit rows come from one engine, and not every fit row does, that engine gets a fit of
@@ -43,6 +45,7 @@ struct CalibrationRow {
     std::string source_date;                          // its source's date (YYYY-MM-DD)
     std::optional<double> before_tok_s, after_tok_s;  // bare roofline; with the target's pooled figures
     std::optional<double> engine_tok_s;               // with its engine's figures, where its engine has a fit
+    std::optional<double> left_out_tok_s;             // a fit row: with its target's fit on the other fit rows
     std::string not_costed;                           // why the row was not planned, or ""
 };
 

@@ -192,6 +192,36 @@ TEST_CASE("calibrate recovers the efficiency and step overhead a synthetic targe
     CHECK(text.find("held out: 1 rows costed, median error 50.0%") != std::string::npos);
 }
 
+TEST_CASE("calibrate prices each fit row by a fit on the other fit rows (leave one out)", "[calibrate]") {
+    kbp::test::TempDir dir;
+    auto planner = synthetic_setup(dir);
+    const Calibration truth{0.62, 180.0, "", {}, std::nullopt};
+    std::vector<OJson> rows;
+    for (std::size_t i = 0; i < 4; ++i) rows.push_back(row(samples[i], "fit", synthetic_tok_s(planner, samples[i], truth)));
+    rows.push_back(row(samples[4], "held_out", synthetic_tok_s(planner, samples[4], truth)));
+    const auto report = calibrated_on(dir, planner, rows);
+    // Three rows made with the same figures fit them again: each left-out row is priced right.
+    for (const auto& r : report.rows) {
+        INFO(r.id);
+        if (r.split == "held_out") {
+            CHECK_FALSE(r.left_out_tok_s);
+            continue;
+        }
+        REQUIRE(r.left_out_tok_s);
+        CHECK(*r.left_out_tok_s / r.measured_tok_s == Approx(1.0).margin(0.01));
+    }
+    const std::string text = kbp::planner::calibration_text(report);
+    CHECK(text.find("fit rows, each left out of its target's fit in turn: 4 rows costed") != std::string::npos);
+    CHECK(text.find("every costed row on a fit that never saw it (held out, and fit rows left out): 5 rows costed") != std::string::npos);
+
+    // One row measured at half the speed: its own left-out price, from the three true rows, is
+    // twice its measurement, though the fit on all four rows pulls toward it.
+    rows[0] = row(samples[0], "fit", 0.5 * synthetic_tok_s(planner, samples[0], truth));
+    const auto skewed = calibrated_on(dir, planner, rows);
+    CHECK(*skewed.rows[0].left_out_tok_s / skewed.rows[0].measured_tok_s == Approx(2.0).margin(0.02));
+    CHECK(*skewed.rows[0].after_tok_s / skewed.rows[0].measured_tok_s < 1.9);
+}
+
 TEST_CASE("calibrate recovers a kernel family's own efficiency beside the pooled one", "[calibrate]") {
     kbp::test::TempDir dir;
     auto planner = synthetic_setup(dir);
