@@ -73,36 +73,37 @@ std::pair<double, const char*> group_time(const GroupCost& gc, const Calibration
 
 double launch_us_of(const CostReport& r, const Calibration& calibration) { return calibration.launch_overhead_us.value_or(r.target_launch_us); }
 
-// Prices `r`'s groups under `calibration`: each group's time and bound, the step, the tokens per
-// second and the time by kernel family.
-void price_step(CostReport& r, const Calibration& calibration) {
-    const double launch_us = launch_us_of(r, calibration);
-    std::map<std::string, double> family_time;
-    r.total.time_us = 0;
-    for (GroupCost& gc : r.groups) {
-        auto [time_us, bound] = group_time(gc, calibration, launch_us);
-        gc.time_us = time_us;
-        gc.bound = bound;
-        r.total.time_us += time_us;
-        family_time[gc.family] += time_us;
-    }
-    r.total.time_us += r.communication.time_us;  // the order estimate_cost has always summed in
-    r.total.time_us += calibration.step_overhead_us;
-    r.tokens_per_s = r.total.time_us > 0 ? static_cast<double>(r.rows) / (r.total.time_us * 1e-6) : 0;
-    r.time_by_family.assign(family_time.begin(), family_time.end());
-    std::stable_sort(r.time_by_family.begin(), r.time_by_family.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-}
-
 }  // namespace
 
 double step_time_us(const CostReport& r, const Calibration& calibration) {
     const double launch_us = launch_us_of(r, calibration);
     double total = 0;
     for (const GroupCost& gc : r.groups) total += group_time(gc, calibration, launch_us).first;
-    total += r.communication.time_us;  // in price_step's order: the same figure to the last bit
+    total += r.communication.time_us;
     total += calibration.step_overhead_us;
     return total;
 }
+
+namespace {
+
+// Prices `r`'s groups under `calibration`: each group's time and bound, the step (step_time_us:
+// what kbp calibrate re-prices is this figure), the tokens per second and the time by kernel family.
+void price_step(CostReport& r, const Calibration& calibration) {
+    const double launch_us = launch_us_of(r, calibration);
+    std::map<std::string, double> family_time;
+    for (GroupCost& gc : r.groups) {
+        auto [time_us, bound] = group_time(gc, calibration, launch_us);
+        gc.time_us = time_us;
+        gc.bound = bound;
+        family_time[gc.family] += time_us;
+    }
+    r.total.time_us = step_time_us(r, calibration);
+    r.tokens_per_s = r.total.time_us > 0 ? static_cast<double>(r.rows) / (r.total.time_us * 1e-6) : 0;
+    r.time_by_family.assign(family_time.begin(), family_time.end());
+    std::stable_sort(r.time_by_family.begin(), r.time_by_family.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+}
+
+}  // namespace
 
 Result<CostReport> estimate_cost(const schema::Blueprint& b, const CostOptions& options) {
     auto catalog = Catalog::load(options.catalog_dir);
