@@ -34,9 +34,12 @@ public:
     void boolean(bool b);
     void null();
     void value(const JsonValue& v);  // any open value (point, extras), recursively
+    void raw(std::string_view bytes);  // verbatim, outside the JSON grammar (the final newline)
 
     // The text so far; whole once every container is closed (less what drain() handed on).
-    std::string& text() { return out_; }
+    std::string_view view() const { return {out_.data(), used_}; }
+    // The text so far as a string; the writer starts anew.
+    std::string take();
     // Between records the writer calls drain(): once the text holds `threshold` bytes it goes to
     // the sink set here and the text starts anew, so a big document never sits in memory whole.
     void set_sink(std::function<void(std::string_view)> sink, std::size_t threshold) {
@@ -44,27 +47,36 @@ public:
         threshold_ = threshold;
     }
     void drain() {
-        if (sink_ && out_.size() >= threshold_) {
-            sink_(out_);
-            out_.clear();
+        if (sink_ && used_ >= threshold_) {
+            sink_(view());
+            used_ = 0;
         }
     }
 
 private:
+    // n writable bytes at the end of the text (used_ moves on only when they are written): the
+    // writer stores bytes through a pointer instead of a std::string append per token, which
+    // was most of its time.
+    char* room(std::size_t n) {
+        if (used_ + n > out_.size()) grow(n);
+        return out_.data() + used_;
+    }
+    void grow(std::size_t n);
+    void put(char c) { *room(1) = c; ++used_; }
+    void put(std::string_view bytes);
+    void quoted(std::string_view s);  // s as a JSON string literal
     void before_value();  // the separator and indent an array element needs
     void open(char bracket);
     void close(char bracket);
     void newline_indent(std::size_t depth);
 
-    std::string out_;
+    std::string out_;  // its size is the room made so far; the text is the first used_ bytes
+    std::size_t used_ = 0;
     bool pretty_;
     bool after_key_ = false;        // the next value follows "key": on the same line
-    std::vector<bool> has_items_;  // one per open container: has it a member yet?
+    std::vector<char> has_items_;  // one per open container: has it a member yet?
     std::function<void(std::string_view)> sink_;
     std::size_t threshold_ = 0;
 };
-
-// s as a JSON string literal ("..." with nlohmann's escapes), appended to out.
-void append_json_string(std::string& out, std::string_view s);
 
 }  // namespace kbp::schema

@@ -144,7 +144,7 @@ void put_blueprint(JsonText& w, const Blueprint& b) {
     });
     put_extras(w, b.extras);
     w.end_object();
-    w.text() += '\n';
+    w.raw("\n");
 }
 
 }  // namespace
@@ -152,7 +152,7 @@ void put_blueprint(JsonText& w, const Blueprint& b) {
 std::string write_blueprint(const Blueprint& b, const WriteOptions& options) {
     JsonText w(options.pretty, expected_size(b, options.pretty));
     put_blueprint(w, b);
-    return std::move(w.text());
+    return w.take();
 }
 
 void write_blueprint(const Blueprint& b, const WriteOptions& options, const std::function<void(std::string_view)>& sink) {
@@ -160,7 +160,7 @@ void write_blueprint(const Blueprint& b, const WriteOptions& options, const std:
     JsonText w(options.pretty, std::min(expected_size(b, options.pretty), 2 * piece));
     w.set_sink(sink, piece);
     put_blueprint(w, b);
-    sink(w.text());
+    sink(w.view());
 }
 
 Status write_blueprint_file(const std::string& path, const Blueprint& b, const WriteOptions& options) {
@@ -193,7 +193,7 @@ template <class T> std::vector<WrittenField> fields_of(const T& item) {
     JsonText w(false);
     put(w, item);
     std::vector<WrittenField> out;
-    flatten(J::parse(w.text()), "", out);
+    flatten(J::parse(w.view()), "", out);
     return out;
 }
 
