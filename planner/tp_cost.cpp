@@ -20,9 +20,12 @@ TpCost tp_communication(const schema::Blueprint& b) {
 
 std::string tp_cost_line(const TpCost& c) {
     if (c.tp <= 1) return "";
+    // Each all-reduce's size beside the step's total: "N all-reduces of X MB" read as X apiece.
+    const double each = c.all_reduces > 0 ? c.bytes / static_cast<double>(c.all_reduces) : 0.0;
     char line[256];
-    std::snprintf(line, sizeof line, "  tensor parallel over %lld devices: %lld all-reduces of %.2f MB per step, %.1f us (in the step time)\n",
-                  static_cast<long long>(c.tp), static_cast<long long>(c.all_reduces), c.bytes / 1e6, c.time_us);
+    std::snprintf(line, sizeof line,
+                  "  tensor parallel over %lld devices: %lld all-reduces a step (%.1f KB each, %.2f MB in all), %.1f us (in the step time)\n",
+                  static_cast<long long>(c.tp), static_cast<long long>(c.all_reduces), each / 1e3, c.bytes / 1e6, c.time_us);
     return line;
 }
 

@@ -140,7 +140,7 @@ TEST_CASE("tp: --tp 2 halves the split weights and the KV cache and adds two all
     double groups = 0;
     for (const auto& g : c2->groups) groups += g.time_us;
     CHECK(c2->total.time_us == Approx(groups + comm_us));
-    CHECK_THAT(planner::cost_text(*c2), Catch::Contains("tensor parallel over 2 devices: 4 all-reduces of 0.01 MB per step"));
+    CHECK_THAT(planner::cost_text(*c2), Catch::Contains("tensor parallel over 2 devices: 4 all-reduces a step (2.0 KB each, 0.01 MB in all)"));
     CHECK_THAT(planner::cost_text(*c1), !Catch::Contains("tensor parallel"));
 
     // 16 rows of multi_seq: every all-reduce carries 16 rows.
