@@ -112,6 +112,10 @@ Result<std::string> sweep_chart_svg(const std::string& text, const std::string& 
                        (axis_name == "context" ? "rows " + std::to_string(doc["arm"].value("rows", 1)) : "context " + std::to_string(doc.value("context", 0))) + ")";
     }
     svg += "<text x=\"" + num(left, 0) + "\" y=\"22\" font-size=\"16\" font-weight=\"bold\">" + escape(heading) + "</text>\n";
+    // A curve priced on another target than the plan's says so where it is read, title or not
+    // (left of the legend, on its line).
+    if (doc.value("what_if", false))
+        svg += "<text x=\"" + num(left, 0) + "\" y=\"" + num(top - 6, 0) + "\" fill=\"#b3261e\">what-if: kernel availability ignored</text>\n";
 
     // Where weights and caches stop fitting: from the first point that does not fit to the right edge.
     auto first_short = std::find_if(points.begin(), points.end(), [](const Point& p) { return !p.fits; });

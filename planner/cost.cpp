@@ -410,6 +410,8 @@ std::string cost_text(const CostReport& r, std::size_t top_groups) {
     std::snprintf(line, sizeof line, "cost on %s (%.0f GB/s), arm %s rows %lld, context %lld tokens\n", r.target.c_str(), r.bandwidth_gbps,
                   r.mode.c_str(), static_cast<long long>(r.rows), static_cast<long long>(r.context));
     out += line;
+    // Right under the heading: every figure below is read in its light.
+    if (r.what_if) out += "  WHAT-IF: " + r.what_if_reason + "\n";
     std::snprintf(line, sizeof line, "  per step: weights %s, activations %s, state %s, %.3f GFLOP\n", mb(r.total.weight_bytes).c_str(),
                   mb(r.total.activation_bytes).c_str(), mb(r.total.state_bytes).c_str(), r.total.flops / 1e9);
     out += line;
@@ -430,7 +432,6 @@ std::string cost_text(const CostReport& r, std::size_t top_groups) {
         }
     }
     out += tp_cost_line(r.communication);
-    if (r.what_if) out += "  WHAT-IF: " + r.what_if_reason + "\n";
     if (r.memory_bytes > 0) out += "  memory: " + memory_fit_text(r) + "\n";
     if (r.compute_tops > 0) {
         std::snprintf(line, sizeof line, "  PE array %.1f TOPS; persistent state reserved %s; most live activation %s (before %s)%s\n",

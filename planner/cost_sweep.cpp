@@ -87,6 +87,7 @@ Result<Sweep> sweep_cost(const Catalog& catalog, const schema::Blueprint& plan, 
         sweep.target = cost->target;
         sweep.mode = cost->mode;
         sweep.memory_bytes = cost->memory_bytes;
+        sweep.what_if_reason = cost->what_if ? cost->what_if_reason : std::string();
         SweepPoint p;
         p.value = v;
         p.tokens_per_s = cost->tokens_per_s;
@@ -114,6 +115,7 @@ std::string sweep_text(const Sweep& s) {
     std::snprintf(line, sizeof line, "cost sweep on %s, arm %s, %s (%s %lld)\n", s.target.c_str(), s.mode.c_str(), axis_name(s.spec.axis),
                   by_context ? "rows" : "context", static_cast<long long>(by_context ? s.rows : s.context));
     out += line;
+    if (!s.what_if_reason.empty()) out += "  WHAT-IF: " + s.what_if_reason + "\n";
     if (!by_context) out += "  the plan's kernels at each row count (kbp plan --rows N may choose others)\n";
     std::snprintf(line, sizeof line, "  %10s %12s %12s %9s %14s %s\n", axis_name(s.spec.axis), "tokens/s", "step us", "compute", "memory GB", "fits");
     out += line;
@@ -146,6 +148,10 @@ std::string sweep_json(const Sweep& s) {
     o["context"] = s.context;
     o["axis"] = axis_name(s.spec.axis);
     o["memory_bytes"] = s.memory_bytes;
+    if (!s.what_if_reason.empty()) {
+        o["what_if"] = true;
+        o["what_if_reason"] = s.what_if_reason;
+    }
     Json points = Json::array();
     for (const auto& p : s.points)
         points.push_back({{axis_name(s.spec.axis), p.value},

@@ -38,6 +38,8 @@ struct Sweep {
     SweepSpec spec;
     std::int64_t rows = 1, context = 0;  // the fixed other axis
     double memory_bytes = 0;             // the target's (0: not given)
+    // Costed on another target than the plan's (CostReport::what_if_reason); empty otherwise.
+    std::string what_if_reason;
     std::vector<SweepPoint> points;
 };
 

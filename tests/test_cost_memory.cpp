@@ -7,7 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "exporters/sweep_chart.hpp"
 #include "planner/cost.hpp"
+#include "planner/cost_sweep.hpp"
 #include "planner/plan.hpp"
 #include "planner/state_bytes.hpp"
 #include "schema/reader.hpp"
@@ -179,4 +181,23 @@ TEST_CASE("cost: another target than the plan's is a what-if that ignores kernel
     CHECK(json["what_if"] == true);
     CHECK(json["what_if_reason"].get<std::string>().find("gb10") != std::string::npos);
     CHECK(nlohmann::json::parse(planner::cost_json(own)).count("what_if") == 0);
+
+    // A sweep on the other target carries the same label in its text, its JSON and its chart.
+    auto spec = planner::parse_sweep("context=1k..2k");
+    REQUIRE(spec);
+    planner::CostOptions options;
+    options.target = "h100";
+    auto sweep = planner::sweep_cost(plan, options, *spec);
+    REQUIRE(sweep);
+    CHECK(planner::sweep_text(*sweep).find("WHAT-IF: costed on h100, not gb10") != std::string::npos);
+    const std::string sweep_json = planner::sweep_json(*sweep);
+    CHECK(nlohmann::json::parse(sweep_json)["what_if"] == true);
+    auto svg = exporters::sweep_chart_svg(sweep_json, "sweep.json");
+    REQUIRE(svg);
+    CHECK(svg->find("what-if: kernel availability ignored") != std::string::npos);
+    options.target.reset();
+    auto own_sweep = planner::sweep_cost(plan, options, *spec);
+    REQUIRE(own_sweep);
+    CHECK(planner::sweep_text(*own_sweep).find("WHAT-IF") == std::string::npos);
+    CHECK(nlohmann::json::parse(planner::sweep_json(*own_sweep)).count("what_if") == 0);
 }
