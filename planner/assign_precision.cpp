@@ -25,6 +25,20 @@ struct Entry {
     bool from_part = false;  // a reusable part: not every model has every op it names
 };
 
+// The catalog's recipes made for a target of `kind` ("gpnpu"): what to pass as --recipe when
+// the one chosen cannot run there.
+std::string recipes_for_kind(Catalog& catalog, const std::string& kind) {
+    std::string names;
+    for (const DataFile* r : catalog.all("recipes")) {
+        const std::string target = r->json.value("target", "");
+        if (target.empty()) continue;
+        auto t = catalog.get("targets", target);
+        if (!t || (*t)->json.value("kind", "") != kind) continue;
+        names += (names.empty() ? "" : ", ") + r->name + " (made for " + target + ")";
+    }
+    return names.empty() ? "; 'kbp catalog' lists the recipes" : "; recipes for a " + kind + ": " + names;
+}
+
 }  // namespace
 
 Status assign_precision(Ir& ir) {
@@ -65,7 +79,7 @@ Status assign_precision(Ir& ir) {
         if (!target_formats.empty() && std::find(target_formats.begin(), target_formats.end(), base) == target_formats.end())
             return make_error(ErrorCode::unsupported, where,
                               "format '" + f + "'" + from + " is not available on target '" + ir.target->name + "' (" + ir.target->origin + ": /formats; " +
-                                  ir.inputs_from + ")");
+                                  ir.inputs_from + ")" + recipes_for_kind(*ir.catalog, ir.target->json.value("kind", "")));
         return Ok{};
     };
     std::optional<schema::Format> float_replacement;

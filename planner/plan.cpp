@@ -32,16 +32,16 @@ const std::array<ArmRun, 17> standard{{
 
 Result<Ir> run(const Catalog& loaded, const PlanRequest& request) {
     // This plan's own catalog: the loaded files shared, plus the ones it reads by path.
-    Catalog catalog = loaded.share();
+    // The catalog owns the data files the Ir points at: the Ir keeps it alive (and passes may
+    // look further files up in it, as an error's hint does).
     Ir ir;
+    ir.catalog = std::make_shared<Catalog>(loaded.share());
     ir.request = request;
-    if (auto s = resolve_inputs(ir, catalog); !s) return s.error();
+    if (auto s = resolve_inputs(ir, *ir.catalog); !s) return s.error();
     if (auto s = check_interconnect(ir); !s) return s.error();
     for (auto pass : {expand_layers, assign_precision, insert_smoothing, insert_quant, choose_kernels, form_groups, assign_fraction_bits,
                       describe_steps, check_budgets})
         if (auto s = pass(ir); !s) return s.error();
-    // The catalog owns the data files the Ir points at: keep it alive with the Ir.
-    ir.catalog = std::make_shared<Catalog>(std::move(catalog));
     return ir;
 }
 

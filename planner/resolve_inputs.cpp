@@ -42,6 +42,22 @@ bool applies(const Json& file, const std::string& architecture, const std::strin
            contains(a->value("targets", Json::array({target})), target);
 }
 
+// The one catalog recipe whose `target` is `target` and whose `architectures` (if it lists
+// them) include `architecture`; "" when none or several are.
+std::string recipe_made_for(const Catalog& catalog, const std::string& target, const std::string& architecture) {
+    std::string found;
+    for (const DataFile* f : catalog.all("recipes")) {
+        if (f->json.value("target", "") != target) continue;
+        auto archs = f->json.find("architectures");
+        if (archs != f->json.end() && archs->is_array() &&
+            std::none_of(archs->begin(), archs->end(), [&](const Json& a) { return a == architecture; }))
+            continue;
+        if (!found.empty()) return "";
+        found = f->name;
+    }
+    return found;
+}
+
 // A setting's value against the recipe's `setting_types` entry: {"one_of": [...]} or
 // {"integer": [lo, hi]}. Returns what is wrong, or "".
 std::string setting_problem(const Json& type, const std::string& value) {
@@ -112,6 +128,11 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     std::string recipe_name = req.recipe ? *req.recipe
                               : hint(cfg, "recipe") ? beside_config(*hint(cfg, "recipe"))
                                                     : defaults.value("recipe", "");
+    // `--target qc-u` alone: the architecture's default recipe is a GPU's (fp8-dynamic for
+    // llama), which the GPNPU cannot serve; the one recipe made for that target and this
+    // architecture is what the user means.
+    const std::string made_for = req.target && !req.recipe && !hint(cfg, "recipe") ? recipe_made_for(catalog, *req.target, arch.value("name", ir.architecture->name)) : "";
+    if (!made_for.empty()) recipe_name = made_for;
     // Where the recipe's and target's names came from, for errors: the flag, the config's hint,
     // else the data's default.
     auto named_at = [&](const std::optional<std::string>& flag, const char* key, const std::string& data_where) {
@@ -121,7 +142,8 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     auto at_name = [&](const Error& e, const std::string& name, const std::string& where) {
         return e.where == name ? e.at(where) : e;
     };
-    const std::string recipe_default = ir.architecture->origin + ": /defaults/recipe";
+    const std::string recipe_default =
+        made_for.empty() ? ir.architecture->origin + ": /defaults/recipe" : "--target " + *req.target + " (the recipe made for it)";
     if (recipe_name.empty()) return unsupported(recipe_default, "missing, and " + cfg_name + " names no kbp.recipe: pass --recipe NAME|FILE");
     auto recipe = catalog.get("recipes", recipe_name);
     if (!recipe) return at_name(recipe.error(), recipe_name, named_at(req.recipe, "recipe", recipe_default));
@@ -248,7 +270,12 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
                : ir.recipe->json.contains("target") ? "recipe " + ir.recipe->name + "'s"
                                                     : "default of architecture '" + arch_name + "'") +
               ")");
-    if (!req.recipe) chose("recipe " + ir.recipe->name + " (" + (hint(cfg, "recipe") ? "the config's kbp.recipe" : "default of architecture '" + arch_name + "'") + ")");
+    if (!req.recipe)
+        chose("recipe " + ir.recipe->name + " (" +
+              (hint(cfg, "recipe")  ? "the config's kbp.recipe"
+               : !made_for.empty() ? "the one made for target " + ir.target->name
+                                   : "default of architecture '" + arch_name + "'") +
+              ")");
     if (!req.rows && arm->min_rows != arm->max_rows) chose("rows " + std::to_string(rows) + " (" + req.arm + " default)");
     if (auto arms = ir.target->json.find("arms"); arms != ir.target->json.end() && arms->is_array()) {
         bool served = std::any_of(arms->begin(), arms->end(), [&](const Json& a) { return a == req.arm; });

@@ -359,3 +359,34 @@ TEST_CASE("gpnpu: the sample QC-U plan is what kbp plan makes today", "[gpnpu]")
                        " -o samples/sarashina2.2-3b/decode.qc-u.plan.json)");
     CHECK(d.items().empty());
 }
+
+TEST_CASE("gpnpu: --target qc-u alone takes the recipe made for it; another GPNPU names that recipe when the default cannot run", "[gpnpu][planner]") {
+    // Sarashina's config without its kbp hints: llama's default recipe is fp8-dynamic, a GPU's.
+    OJson config = OJson::parse(kbp::test::slurp(root + "/samples/sarashina2.2-3b/config.json"));
+    config.erase("kbp");
+    kbp::test::TempDir dir;
+    kbp::test::spit(dir.file("config.json"), config.dump(2));
+    PlanRequest r = sarashina();
+    r.config_path = dir.file("config.json");
+
+    r.target = "qc-u";
+    auto made = kbp::planner::make_plan(r);
+    INFO((made ? std::string() : made.error().text()));
+    REQUIRE(made.ok());
+    CHECK(made->defaults_chosen.find("recipe chimera-w4a16 (the one made for target qc-u)") != std::string::npos);
+    CHECK(made->blueprint.nodes.size() == packed_hr2().nodes.size());
+
+    // QC-N: no recipe names it, so the default stays and is refused, with the GPNPU recipe named.
+    r.target = "qc-n";
+    auto refused = kbp::planner::make_plan(r);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().code == kbp::ErrorCode::unsupported);
+    CHECK(refused.error().text().find("is not available on target 'qc-n'") != std::string::npos);
+    CHECK(refused.error().text().find("; recipes for a gpnpu: chimera-w4a16 (made for qc-u)") != std::string::npos);
+
+    // A GPU target keeps the architecture's default recipe.
+    r.target = "h100";
+    auto gpu = kbp::planner::make_plan(r);
+    REQUIRE(gpu.ok());
+    CHECK(gpu->defaults_chosen.find("recipe fp8-dynamic (default of architecture") != std::string::npos);
+}
