@@ -115,7 +115,8 @@ Result<std::string> sweep_chart_svg(const std::string& text, const std::string& 
     // A curve priced on another target than the plan's says so where it is read, title or not
     // (left of the legend, on its line).
     if (doc.value("what_if", false))
-        svg += "<text x=\"" + num(left, 0) + "\" y=\"" + num(top - 6, 0) + "\" fill=\"#b3261e\">what-if: kernel availability ignored</text>\n";
+        svg += "<text x=\"" + num(left, 0) + "\" y=\"" + num(top - 6, 0) + "\" fill=\"" + short_colour +
+               "\">what-if: kernel availability ignored</text>\n";
 
     // Where weights and caches stop fitting: from the first point that does not fit to the right edge.
     auto first_short = std::find_if(points.begin(), points.end(), [](const Point& p) { return !p.fits; });

@@ -389,6 +389,8 @@ std::string mb(double bytes) {
 }
 }  // namespace
 
+std::string what_if_line(const std::string& reason) { return reason.empty() ? "" : "  WHAT-IF: " + reason + "\n"; }
+
 std::string memory_fit_text(const CostReport& r) {
     const double need = r.stored_weight_bytes + r.resident_state_bytes + r.activation_memory_bytes;
     std::string out = "needs " + gb(need) + " (weights " + gb(r.stored_weight_bytes) + " + state " + gb(r.resident_state_bytes) + " at " +
@@ -411,7 +413,7 @@ std::string cost_text(const CostReport& r, std::size_t top_groups) {
                   r.mode.c_str(), static_cast<long long>(r.rows), static_cast<long long>(r.context));
     out += line;
     // Right under the heading: every figure below is read in its light.
-    if (r.what_if) out += "  WHAT-IF: " + r.what_if_reason + "\n";
+    if (r.what_if) out += what_if_line(r.what_if_reason);
     std::snprintf(line, sizeof line, "  per step: weights %s, activations %s, state %s, %.3f GFLOP\n", mb(r.total.weight_bytes).c_str(),
                   mb(r.total.activation_bytes).c_str(), mb(r.total.state_bytes).c_str(), r.total.flops / 1e9);
     out += line;

@@ -121,5 +121,8 @@ std::string cost_json(const CostReport& report);
 // "needs 141.2 GB (weights 141.1 GB + state 0.5 GB at 4096 tokens x 1 rows + activations 0.1 GB)
 // of 85.9 GB: short by 55.3 GB; it does not fit at any context" (stats' memory line and `kbp plan`'s warning).
 std::string memory_fit_text(const CostReport& report);
+// "  WHAT-IF: <reason>\n" under a cost's or a sweep's heading; "" when `reason` is empty (the
+// plan's own target).
+std::string what_if_line(const std::string& reason);
 
 }  // namespace kbp::planner

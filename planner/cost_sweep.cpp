@@ -115,7 +115,7 @@ std::string sweep_text(const Sweep& s) {
     std::snprintf(line, sizeof line, "cost sweep on %s, arm %s, %s (%s %lld)\n", s.target.c_str(), s.mode.c_str(), axis_name(s.spec.axis),
                   by_context ? "rows" : "context", static_cast<long long>(by_context ? s.rows : s.context));
     out += line;
-    if (!s.what_if_reason.empty()) out += "  WHAT-IF: " + s.what_if_reason + "\n";
+    out += what_if_line(s.what_if_reason);
     if (!by_context) out += "  the plan's kernels at each row count (kbp plan --rows N may choose others)\n";
     std::snprintf(line, sizeof line, "  %10s %12s %12s %9s %14s %s\n", axis_name(s.spec.axis), "tokens/s", "step us", "compute", "memory GB", "fits");
     out += line;
