@@ -25,18 +25,17 @@ struct Entry {
     bool from_part = false;  // a reusable part: not every model has every op it names
 };
 
-// The catalog's recipes made for a target of `kind` ("gpnpu"): what to pass as --recipe when
-// the one chosen cannot run there.
-std::string recipes_for_kind(Catalog& catalog, const std::string& kind) {
-    std::string names;
-    for (const DataFile* r : catalog.all("recipes")) {
-        const std::string target = r->json.value("target", "");
-        if (target.empty()) continue;
+// The catalog's recipes made for a target of `kind` ("gpnpu") that serve `architecture`: what
+// to pass as --recipe when the one chosen cannot run there.
+std::string recipes_for_kind(Catalog& catalog, const std::string& kind, const std::string& architecture) {
+    auto of_kind = [&](const std::string& target) {
         auto t = catalog.get("targets", target);
-        if (!t || (*t)->json.value("kind", "") != kind) continue;
-        names += (names.empty() ? "" : ", ") + r->name + " (made for " + target + ")";
-    }
-    return names.empty() ? "; 'kbp catalog' lists the recipes" : "; recipes for a " + kind + ": " + names;
+        return t && (*t)->json.value("kind", "") == kind;
+    };
+    std::string names;
+    for (const DataFile* r : recipes_made_for(catalog, of_kind, architecture))
+        names += (names.empty() ? "" : ", ") + r->name + " (made for " + r->json.value("target", "") + ")";
+    return names.empty() ? "; 'kbp catalog' lists the recipes" : "; recipes for a " + kind + " and " + architecture + ": " + names;
 }
 
 }  // namespace
@@ -79,7 +78,7 @@ Status assign_precision(Ir& ir) {
         if (!target_formats.empty() && std::find(target_formats.begin(), target_formats.end(), base) == target_formats.end())
             return make_error(ErrorCode::unsupported, where,
                               "format '" + f + "'" + from + " is not available on target '" + ir.target->name + "' (" + ir.target->origin + ": /formats; " +
-                                  ir.inputs_from + ")" + recipes_for_kind(*ir.catalog, ir.target->json.value("kind", "")));
+                                  ir.inputs_from + ")" + recipes_for_kind(*ir.catalog, ir.target->json.value("kind", ""), ir.architecture->json.value("name", ir.architecture->name)));
         return Ok{};
     };
     std::optional<schema::Format> float_replacement;

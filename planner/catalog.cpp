@@ -182,4 +182,19 @@ std::vector<const DataFile*> Catalog::all(const std::string& kind) const {
     return out;
 }
 
+std::vector<const DataFile*> recipes_made_for(const Catalog& catalog, const std::function<bool(const std::string& target)>& wants_target,
+                                              const std::string& architecture) {
+    std::vector<const DataFile*> out;
+    for (const DataFile* f : catalog.all("recipes")) {
+        const std::string target = f->json.value("target", "");
+        if (target.empty() || !wants_target(target)) continue;
+        auto archs = f->json.find("architectures");
+        if (archs != f->json.end() && archs->is_array() &&
+            std::none_of(archs->begin(), archs->end(), [&](const nlohmann::ordered_json& a) { return a == architecture; }))
+            continue;
+        out.push_back(f);
+    }
+    return out;
+}
+
 }  // namespace kbp::planner

@@ -10,6 +10,7 @@
 // and keeps only the files that plan read by path (its config, a recipe named by path).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -58,5 +59,11 @@ private:
     std::shared_ptr<std::map<std::string, DataFile>> files_ = std::make_shared<std::map<std::string, DataFile>>();
     std::vector<std::unique_ptr<DataFile>> loaded_;  // files named by path
 };
+
+// The catalog's recipes made for a target (they name it in `target`) that `wants_target` accepts
+// and that serve `architecture`: a recipe listing `architectures` serves those alone. What kbp
+// offers when a plan names no recipe, or one the target cannot run.
+std::vector<const DataFile*> recipes_made_for(const Catalog& catalog, const std::function<bool(const std::string& target)>& wants_target,
+                                              const std::string& architecture);
 
 }  // namespace kbp::planner

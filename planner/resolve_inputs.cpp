@@ -42,20 +42,10 @@ bool applies(const Json& file, const std::string& architecture, const std::strin
            contains(a->value("targets", Json::array({target})), target);
 }
 
-// The one catalog recipe whose `target` is `target` and whose `architectures` (if it lists
-// them) include `architecture`; "" when none or several are.
+// The one catalog recipe made for `target` that serves `architecture`; "" when none or several are.
 std::string recipe_made_for(const Catalog& catalog, const std::string& target, const std::string& architecture) {
-    std::string found;
-    for (const DataFile* f : catalog.all("recipes")) {
-        if (f->json.value("target", "") != target) continue;
-        auto archs = f->json.find("architectures");
-        if (archs != f->json.end() && archs->is_array() &&
-            std::none_of(archs->begin(), archs->end(), [&](const Json& a) { return a == architecture; }))
-            continue;
-        if (!found.empty()) return "";
-        found = f->name;
-    }
-    return found;
+    auto found = recipes_made_for(catalog, [&](const std::string& t) { return t == target; }, architecture);
+    return found.size() == 1 ? found.front()->name : "";
 }
 
 // A setting's value against the recipe's `setting_types` entry: {"one_of": [...]} or

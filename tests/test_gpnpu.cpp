@@ -382,7 +382,8 @@ TEST_CASE("gpnpu: --target qc-u alone takes the recipe made for it; another GPNP
     REQUIRE_FALSE(refused.ok());
     CHECK(refused.error().code == kbp::ErrorCode::unsupported);
     CHECK(refused.error().text().find("is not available on target 'qc-n'") != std::string::npos);
-    CHECK(refused.error().text().find("; recipes for a gpnpu: chimera-w4a16 (made for qc-u)") != std::string::npos);
+    CHECK(refused.error().text().find("; recipes for a gpnpu and llama: chimera-w4a16 (made for qc-u)") != std::string::npos);
+
 
     // A GPU target keeps the architecture's default recipe.
     r.target = "h100";

@@ -3,9 +3,12 @@
 // "re:" pattern is compiled once for the process.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "planner/plan.hpp"
 #include "planner/regex_cache.hpp"
 #include "schema/writer.hpp"
+#include "support.hpp"
 
 namespace {
 
@@ -40,6 +43,40 @@ TEST_CASE("catalog: a share reads the loaded files in place", "[planner][catalog
     REQUIRE(config.ok());
     CHECK((*config)->name == "config");
     CHECK(b.all("configs").empty());
+}
+
+TEST_CASE("catalog: the recipes made for a target are those that serve the architecture", "[planner][catalog]") {
+    auto names = [](const std::vector<const DataFile*>& files) {
+        std::vector<std::string> out;
+        for (const DataFile* f : files) out.push_back(f->name);
+        return out;
+    };
+    auto is_qc_u = [](const std::string& t) { return t == "qc-u"; };
+    auto is_chimera = [](const std::string& t) { return t.rfind("qc-", 0) == 0; };
+    auto embedded = Catalog::load(std::nullopt);
+    REQUIRE(embedded.ok());
+    CHECK(names(recipes_made_for(*embedded, is_qc_u, "llama")) == std::vector<std::string>{"chimera-w4a16"});
+    CHECK(recipes_made_for(*embedded, is_qc_u, "qwen3").empty());  // chimera-w4a16 lists llama alone
+
+    // Two more: one for qwen3 on QC-U, one that lists no architectures (it serves every one) on QC-N.
+    kbp::test::TempDir dir;
+    std::filesystem::create_directories(dir.file("recipes"));
+    auto chimera = nlohmann::ordered_json::parse(kbp::test::slurp(std::string(KBP_SOURCE_DIR) + "/planner/data/recipes/chimera-w4a16.json"));
+    auto for_qwen3 = chimera, for_any = chimera;
+    for_qwen3["name"] = "chimera-qwen3";
+    for_qwen3["architectures"] = {"qwen3"};
+    for_any["name"] = "chimera-any";
+    for_any["target"] = "qc-n";
+    for_any.erase("architectures");
+    kbp::test::spit(dir.file("recipes/chimera-qwen3.json"), for_qwen3.dump(2));
+    kbp::test::spit(dir.file("recipes/chimera-any.json"), for_any.dump(2));
+    auto extended = Catalog::load(dir.path());
+    INFO((extended ? std::string() : extended.error().text()));
+    REQUIRE(extended.ok());
+    CHECK(names(recipes_made_for(*extended, is_qc_u, "qwen3")) == std::vector<std::string>{"chimera-qwen3"});
+    CHECK(names(recipes_made_for(*extended, is_chimera, "qwen3")) == std::vector<std::string>{"chimera-any", "chimera-qwen3"});
+    CHECK(names(recipes_made_for(*extended, is_chimera, "llama")) == std::vector<std::string>{"chimera-any", "chimera-w4a16"});
+    CHECK(recipes_made_for(*extended, [](const std::string& t) { return t == "h100"; }, "llama").empty());
 }
 
 TEST_CASE("planner: one catalog plans every arm as a fresh catalog does", "[planner][catalog]") {
