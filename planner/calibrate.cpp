@@ -165,7 +165,11 @@ TargetFit fit_target(const std::string& target, const std::vector<const Costed*>
     for (const Costed* c : rows) {
         result.fitted_on.push_back(c->row->id);
         result.date = std::max(result.date, c->row->source_date);
+        result.calibration.fitted_tp.push_back(c->bare.communication.tp);
     }
+    auto& tps = result.calibration.fitted_tp;
+    std::sort(tps.begin(), tps.end());
+    tps.erase(std::unique(tps.begin(), tps.end()), tps.end());
     return result;
 }
 
@@ -418,6 +422,7 @@ std::string calibration_file(const TargetFit& f) {
     }
     o["origin"] = f.calibration.origin;
     o["fitted_on"] = f.fitted_on;
+    o["fitted_tp"] = f.calibration.fitted_tp;
     if (!f.date.empty()) o["date"] = f.date;
     o["fit_error"] = {{"median", std::round(f.median_error * 1e4) / 1e4}, {"max", std::round(f.max_error * 1e4) / 1e4}};
     return o.dump(2) + "\n";

@@ -50,6 +50,8 @@ Result<std::optional<Calibration>> calibration_of(const Catalog& catalog, const 
         Calibration c{f->json.at("bandwidth_efficiency").get<double>(), f->json.at("step_overhead_us").get<double>(),
                       f->json.at("origin").get<std::string>(), {}, std::nullopt};
         if (auto launch = f->json.find("launch_overhead_us"); launch != f->json.end()) c.launch_overhead_us = launch->get<double>();
+        if (auto tps = f->json.find("fitted_tp"); tps != f->json.end())
+            for (const auto& tp : *tps) c.fitted_tp.push_back(tp.get<std::int64_t>());
         if (auto families = f->json.find("family_efficiency"); families != f->json.end())
             for (const auto& [family, efficiency] : families->items()) c.family_efficiency[family] = efficiency.get<double>();
         return std::optional<Calibration>(std::move(c));
@@ -406,6 +408,16 @@ std::string memory_fit_text(const CostReport& r) {
     return out;
 }
 
+std::string calibration_split_caveat(const Calibration& c, std::int64_t tp) {
+    if (c.fitted_tp.empty() || std::find(c.fitted_tp.begin(), c.fitted_tp.end(), tp) != c.fitted_tp.end()) return "";
+    std::string fitted;
+    for (std::size_t i = 0; i < c.fitted_tp.size(); ++i)
+        fitted += (i == 0 ? "" : i + 1 == c.fitted_tp.size() ? " or " : ", ") + std::to_string(c.fitted_tp[i]);
+    const bool one = c.fitted_tp.size() == 1 && c.fitted_tp[0] == 1;
+    return "the fit rows ran on " + fitted + (one ? " device" : " devices") + " each, this plan on " + std::to_string(tp) +
+           ": beyond the all-reduces priced here, a split's cost (sync, smaller kernels) is in those figures as the fit rows paid it";
+}
+
 std::string cost_text(const CostReport& r, std::size_t top_groups) {
     char line[512];
     std::string out;
@@ -432,6 +444,7 @@ std::string cost_text(const CostReport& r, std::size_t top_groups) {
             std::snprintf(line, sizeof line, "    kernel family %s: %.0f%% of the datasheet bandwidth\n", family.c_str(), 100.0 * efficiency);
             out += line;
         }
+        if (auto caveat = calibration_split_caveat(*r.calibration, r.communication.tp); !caveat.empty()) out += "    caveat: " + caveat + "\n";
     }
     out += tp_cost_line(r.communication);
     if (r.memory_bytes > 0) out += "  memory: " + memory_fit_text(r) + "\n";
@@ -497,7 +510,10 @@ std::string cost_json(const CostReport& r) {
                                 {"step_overhead_us", r.calibration->step_overhead_us},
                                 {"family_efficiency", std::move(families)},
                                 {"launch_overhead_us", r.calibration->launch_overhead_us ? Json(*r.calibration->launch_overhead_us) : Json(nullptr)},
-                                {"origin", r.calibration->origin}};
+                                {"origin", r.calibration->origin},
+                                {"fitted_tp", r.calibration->fitted_tp}};
+        const std::string caveat = calibration_split_caveat(*r.calibration, r.communication.tp);
+        o["calibration"]["caveat"] = caveat.empty() ? Json(nullptr) : Json(caveat);
     }
     o["step"] = {{"weight_bytes", r.total.weight_bytes}, {"activation_bytes", r.total.activation_bytes},
                  {"state_bytes", r.total.state_bytes},   {"flops", r.total.flops},

@@ -35,6 +35,10 @@ struct Calibration {
     std::string origin;  // how it was fitted ("" for figures given by hand)
     std::map<std::string, double> family_efficiency;
     std::optional<double> launch_overhead_us;  // per kernel launch, instead of the target's
+    // The tensor-parallel degrees of the rows it was fitted on (empty: not recorded). A plan on
+    // another split is priced by figures that carry what those splits cost (their sync, their
+    // smaller kernels) beyond the all-reduces kbp prices: said beside the cost.
+    std::vector<std::int64_t> fitted_tp;
 
     double efficiency_of(const std::string& family) const {
         auto it = family_efficiency.find(family);
@@ -44,6 +48,10 @@ struct Calibration {
         return bandwidth_efficiency == 1.0 && step_overhead_us == 0.0 && family_efficiency.empty() && !launch_overhead_us;
     }
 };
+
+// "" when `c` was fitted on rows split over `tp` devices (or does not say how its rows were
+// split); else why its figures may not fit a plan on `tp` devices.
+std::string calibration_split_caveat(const Calibration& c, std::int64_t tp);
 
 struct CostOptions {
     std::int64_t context = 4096;          // tokens already in each sequence's cache

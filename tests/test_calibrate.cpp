@@ -167,6 +167,7 @@ TEST_CASE("calibrate recovers the efficiency and step overhead a synthetic targe
     CHECK(fit.calibration.bandwidth_efficiency == Approx(0.62).margin(0.0051));
     CHECK(fit.calibration.step_overhead_us == Approx(180.0).margin(6.0));
     CHECK(fit.fitted_on == std::vector<std::string>{"synth-llama-3.1-8b", "synth-qwen3-8b", "synth-qwen2.5-7b"});
+    CHECK(fit.calibration.fitted_tp == std::vector<std::int64_t>{1});  // every row on one device
     CHECK(fit.max_error < 0.01);
     // No kernel family gets a figure of its own, though the two bf16 rows share one: on three
     // rows the efficiency and the overhead are two figures, and a third would fit any three rows
@@ -285,6 +286,39 @@ TEST_CASE("a calibration file slows kbp stats --cost as its figures say", "[cali
     const std::string text = kbp::planner::cost_text(cost);
     CHECK(text.find("calibrated step time") != std::string::npos);
     CHECK(text.find("calibration: 50% of the datasheet bandwidth, +300.0 us per step (by hand)") != std::string::npos);
+    CHECK(text.find("caveat:") == std::string::npos);  // the file does not say how its rows were split
+}
+
+TEST_CASE("a cost on another split than its calibration's fit rows says so", "[calibrate][cost]") {
+    kbp::test::TempDir dir;
+    add_synthetic_target(dir);
+    auto cost_when_fitted_on = [&](const std::string& tps) {
+        write(dir.file("catalog/calibrations/synth.json"), R"({"target": "synth", "bandwidth_efficiency": 0.5, "step_overhead_us": 0, "origin": "by hand", "fitted_on": ["x"], "fitted_tp": )" + tps + "}");
+        auto planner = Planner::load(dir.file("catalog"));
+        INFO((planner ? std::string() : planner.error().text()));
+        REQUIRE(planner);
+        return synthetic_cost(*planner, samples[0], std::nullopt);  // planned on one device
+    };
+    // Fitted on eight-way splits alone: the sync and the smaller kernels of those rows are in the
+    // efficiency, and a one-device plan is told so, in the text and in --json.
+    const auto eight = cost_when_fitted_on("[8]");
+    REQUIRE(eight.calibration);
+    CHECK(eight.calibration->fitted_tp == std::vector<std::int64_t>{8});
+    const std::string caveat = "    caveat: the fit rows ran on 8 devices each, this plan on 1: beyond the all-reduces priced here";
+    CHECK(kbp::planner::cost_text(eight).find(caveat) != std::string::npos);
+    auto json = OJson::parse(kbp::planner::cost_json(eight));
+    CHECK(json["calibration"]["fitted_tp"] == OJson::array({8}));
+    CHECK(json["calibration"]["caveat"].get<std::string>().rfind("the fit rows ran on 8 devices each, this plan on 1", 0) == 0);
+    // Two splits are both named; the plan's own among them says nothing.
+    CHECK(kbp::planner::cost_text(cost_when_fitted_on("[2, 4, 8]")).find("the fit rows ran on 2, 4 or 8 devices each, this plan on 1") != std::string::npos);
+    const auto same = cost_when_fitted_on("[1, 8]");
+    CHECK(kbp::planner::cost_text(same).find("caveat:") == std::string::npos);
+    CHECK(OJson::parse(kbp::planner::cost_json(same))["calibration"]["caveat"].is_null());
+    // A split of zero devices is no split: refused at its place.
+    write(dir.file("catalog/calibrations/synth.json"), R"({"target": "synth", "bandwidth_efficiency": 0.5, "step_overhead_us": 0, "origin": "x", "fitted_on": ["x"], "fitted_tp": [0]})");
+    auto refused = Planner::load(dir.file("catalog"));
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().text().find("/fitted_tp/0") != std::string::npos);
 }
 
 TEST_CASE("calibrate refuses a broken measurement file with its place, and a calibration of an unknown target", "[calibrate][errors]") {
