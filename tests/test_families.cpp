@@ -74,10 +74,11 @@ const kbp::schema::Node* node(const kbp::schema::Blueprint& b, const std::string
     return nullptr;
 }
 
-// The values one token adds to layer 0's cache: the widths its kv_write reads.
+// The values one token adds to the cache of the first layer that has one (layer 0, but for a
+// hybrid whose first layers are linear attention): the widths its kv_write reads.
 std::int64_t cached_values(const kbp::schema::Blueprint& b) {
     for (std::size_t i = 0; i < b.nodes.size(); ++i) {
-        if (b.nodes[i].op.kind.id != kbp::schema::OpId::kv_write || b.nodes[i].layer != 0) continue;
+        if (b.nodes[i].op.kind.id != kbp::schema::OpId::kv_write || !b.nodes[i].layer) continue;
         std::int64_t sum = 0;
         for (const auto& e : b.edges)
             if (e.to == static_cast<std::int64_t>(i)) sum += e.dim_value;
@@ -211,6 +212,51 @@ TEST_CASE("families: layer_types, mlp_only_layers, decoder_sparse_step and first
     CHECK(has_block(v3, 3, "moe"));
 }
 
+TEST_CASE("families: Qwen3-Next's full_attention_interval or layer_types place its gated attention among Gated DeltaNet layers", "[families][config]") {
+    auto count_kind = [](const kbp::schema::Blueprint& b, const std::string& kind) {
+        return std::count_if(b.layers.begin(), b.layers.end(), [&](const auto& l) { return l.kind.name() == kind; });
+    };
+    // As published: no layer_types, full_attention_interval 4: layers 3, 7, ..., 47 attend.
+    auto next = plan_of(request(sample("qwen3-next-80b-a3b")));
+    REQUIRE(next.layers.size() == 48);
+    CHECK(count_kind(next, "full_attention") == 12);
+    CHECK(count_kind(next, "linear_attention") == 36);
+    CHECK(next.layers[2].kind.name() == "linear_attention");
+    CHECK(next.layers[3].kind.name() == "full_attention");
+    CHECK(next.layers[2].template_name != next.layers[3].template_name);
+    // A Gated DeltaNet layer owns a conv window and a recurrent state, and no KV cache.
+    CHECK(node(next, "l0.gdn.short_conv") != nullptr);
+    CHECK(node(next, "l0.gdn.recur") != nullptr);
+    CHECK(node(next, "l0.gattn.kv_write") == nullptr);
+    // Gated attention: q_proj gives the query and its output gate; the attention applies it.
+    CHECK(out_width(next, "l3.gattn.q") == 16 * 256);
+    REQUIRE(node(next, "l3.gattn.attend"));
+    CHECK(node(next, "l3.gattn.attend")->point.find("output_gate") != nullptr);
+    CHECK(cached_values(next) == 2 * 2 * 256);
+    // At 32k context the cache holds 12 layers of fp8 K and V; the 36 others hold their conv
+    // window and 32 heads' 128 x 128 FP32 state, whatever the context.
+    kbp::planner::CostOptions o;
+    o.context = 32768;
+    auto cost = kbp::planner::estimate_cost(next, o);
+    REQUIRE(cost.ok());
+    const double per_gdn_layer = 8192.0 * 4 * 4 + 32.0 * 128 * 128 * 4;
+    CHECK(cost->resident_state_bytes == 12.0 * 32768 * 1024 + 36 * per_gdn_layer);
+    // full_attention_interval changes the layout.
+    auto every_other = changed("qwen3-next-80b-a3b", [](OJson& c) { c["full_attention_interval"] = 2; });
+    REQUIRE(every_other.ok());
+    CHECK(count_kind(*every_other, "full_attention") == 24);
+    CHECK(every_other->layers[1].kind.name() == "full_attention");
+    // layer_types, when the config gives it, decides instead.
+    auto typed = changed("qwen3-next-80b-a3b", [](OJson& c) {
+        c["layer_types"] = OJson::array();
+        for (int i = 0; i < 48; ++i) c["layer_types"].push_back(i == 0 ? "full_attention" : "linear_attention");
+    });
+    REQUIRE(typed.ok());
+    CHECK(count_kind(*typed, "full_attention") == 1);
+    CHECK(typed->layers[0].kind.name() == "full_attention");
+    CHECK(typed->layers[3].kind.name() == "linear_attention");
+}
+
 TEST_CASE("families: latent attention, soft-caps, biases, fused projections and tied embeddings", "[families][ops]") {
     // DeepSeek-V2-Lite has no q LoRA (q_lora_rank null): one q projection instead of q_a, q_b.
     auto lite = plan_of(request(sample("deepseek-v2-lite")));
@@ -276,6 +322,8 @@ TEST_CASE("families: a config that cannot be a model is refused at the field", "
         {"gpt-oss-20b", "/layer_types/7", [](OJson& c) { c["layer_types"][7] = 3; }, "expected a layer kind name"},
         {"deepseek-v3", "/topk_group", [](OJson& c) { c["topk_group"] = 9; }, "topk_group 9 is not between 1 and n_group 8"},
         {"deepseek-v3", "/n_group", [](OJson& c) { c["n_group"] = 7; }, "7 groups do not divide 256 routed experts"},
+        {"qwen3-next-80b-a3b", "/linear_num_value_heads", [](OJson& c) { c["linear_num_value_heads"] = 24; }, "24 linear-attention value heads are not a whole multiple of the 16 key heads"},
+        {"qwen3-next-80b-a3b", "/full_attention_interval", [](OJson& c) { c["full_attention_interval"] = 0; }, "less than 1"},
     };
     for (const auto& c : cases) {
         INFO(c.model << " " << c.field);
