@@ -88,6 +88,7 @@ Result<Sweep> sweep_cost(const Catalog& catalog, const schema::Blueprint& plan, 
         sweep.mode = cost->mode;
         sweep.memory_bytes = cost->memory_bytes;
         sweep.what_if_reason = cost->what_if ? cost->what_if_reason : std::string();
+        sweep.calibration_caveat = cost->calibration ? calibration_split_caveat(*cost->calibration, cost->communication.tp) : std::string();
         SweepPoint p;
         p.value = v;
         p.tokens_per_s = cost->tokens_per_s;
@@ -116,6 +117,7 @@ std::string sweep_text(const Sweep& s) {
                   by_context ? "rows" : "context", static_cast<long long>(by_context ? s.rows : s.context));
     out += line;
     out += what_if_line(s.what_if_reason);
+    if (!s.calibration_caveat.empty()) out += "  calibration caveat: " + s.calibration_caveat + "\n";
     if (!by_context) out += "  the plan's kernels at each row count (kbp plan --rows N may choose others)\n";
     std::snprintf(line, sizeof line, "  %10s %12s %12s %9s %14s %s\n", axis_name(s.spec.axis), "tokens/s", "step us", "compute", "memory GB", "fits");
     out += line;
@@ -152,6 +154,7 @@ std::string sweep_json(const Sweep& s) {
         o["what_if"] = true;
         o["what_if_reason"] = s.what_if_reason;
     }
+    o["calibration_caveat"] = s.calibration_caveat.empty() ? Json(nullptr) : Json(s.calibration_caveat);
     Json points = Json::array();
     for (const auto& p : s.points)
         points.push_back({{axis_name(s.spec.axis), p.value},

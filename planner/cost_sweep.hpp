@@ -40,6 +40,8 @@ struct Sweep {
     double memory_bytes = 0;             // the target's (0: not given)
     // Costed on another target than the plan's (CostReport::what_if_reason); empty otherwise.
     std::string what_if_reason;
+    // Its calibration fitted on other splits than the plan's (calibration_split_caveat); or empty.
+    std::string calibration_caveat;
     std::vector<SweepPoint> points;
 };
 

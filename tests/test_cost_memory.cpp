@@ -30,6 +30,18 @@ planner::CostReport cost_of(const schema::Blueprint& b, std::int64_t context, st
     return *cost;
 }
 
+// `b`'s cost swept as `spec` says ("context=1k..2k"), on `target` (default: the plan's own).
+planner::Sweep sweep_of(const schema::Blueprint& b, const std::string& spec, std::optional<std::string> target = std::nullopt) {
+    auto parsed = planner::parse_sweep(spec);
+    REQUIRE(parsed);
+    planner::CostOptions options;
+    options.target = std::move(target);
+    auto sweep = planner::sweep_cost(b, options, *parsed);
+    INFO((sweep ? std::string() : sweep.error().text()));
+    REQUIRE(sweep);
+    return *sweep;
+}
+
 schema::Blueprint small_llama() {
     planner::PlanRequest request;
     request.config_path = KBP_SMALL_LLAMA_CONFIG;
@@ -183,21 +195,35 @@ TEST_CASE("cost: another target than the plan's is a what-if that ignores kernel
     CHECK(nlohmann::json::parse(planner::cost_json(own)).count("what_if") == 0);
 
     // A sweep on the other target carries the same label in its text, its JSON and its chart.
-    auto spec = planner::parse_sweep("context=1k..2k");
-    REQUIRE(spec);
-    planner::CostOptions options;
-    options.target = "h100";
-    auto sweep = planner::sweep_cost(plan, options, *spec);
-    REQUIRE(sweep);
-    CHECK(planner::sweep_text(*sweep).find("WHAT-IF: costed on h100, not gb10") != std::string::npos);
-    const std::string sweep_json = planner::sweep_json(*sweep);
+    auto sweep = sweep_of(plan, "context=1k..2k", "h100");
+    CHECK(planner::sweep_text(sweep).find("WHAT-IF: costed on h100, not gb10") != std::string::npos);
+    const std::string sweep_json = planner::sweep_json(sweep);
     CHECK(nlohmann::json::parse(sweep_json)["what_if"] == true);
     auto svg = exporters::sweep_chart_svg(sweep_json, "sweep.json");
     REQUIRE(svg);
     CHECK(svg->find("what-if: kernel availability ignored") != std::string::npos);
-    options.target.reset();
-    auto own_sweep = planner::sweep_cost(plan, options, *spec);
-    REQUIRE(own_sweep);
-    CHECK(planner::sweep_text(*own_sweep).find("WHAT-IF") == std::string::npos);
-    CHECK(nlohmann::json::parse(planner::sweep_json(*own_sweep)).count("what_if") == 0);
+    auto own_sweep = sweep_of(plan, "context=1k..2k");
+    CHECK(planner::sweep_text(own_sweep).find("WHAT-IF") == std::string::npos);
+    CHECK(nlohmann::json::parse(planner::sweep_json(own_sweep)).count("what_if") == 0);
+}
+
+TEST_CASE("cost: a calibration fitted on other splits than the plan's is flagged, in the cost and its sweep", "[planner][cost]") {
+    const schema::Blueprint& plan = test::glm_plan("decode", 1);  // one device
+    // B200's shipped fit rests on two eight-GPU rows alone.
+    auto b200 = cost_of(plan, 8192, "b200");
+    REQUIRE(b200.calibration);
+    CHECK(b200.calibration->fitted_tp == std::vector<std::int64_t>{8});
+    CHECK(planner::cost_text(b200).find("    caveat: the fit rows ran on 8 devices each, this plan on 1") != std::string::npos);
+    // H100's rows ran on one and two devices: a one-device plan is among them.
+    auto h100 = cost_of(plan, 8192, "h100");
+    REQUIRE(h100.calibration);
+    CHECK(h100.calibration->fitted_tp == std::vector<std::int64_t>{1, 2});
+    CHECK(planner::cost_text(h100).find("caveat:") == std::string::npos);
+
+    auto sweep = sweep_of(plan, "rows=1..2", "b200");
+    CHECK(planner::sweep_text(sweep).find("  calibration caveat: the fit rows ran on 8 devices each, this plan on 1") != std::string::npos);
+    CHECK(nlohmann::json::parse(planner::sweep_json(sweep))["calibration_caveat"].is_string());
+    auto own = sweep_of(plan, "rows=1..2");  // gb10's own, fitted on one-device rows
+    CHECK(planner::sweep_text(own).find("caveat") == std::string::npos);
+    CHECK(nlohmann::json::parse(planner::sweep_json(own))["calibration_caveat"].is_null());
 }
