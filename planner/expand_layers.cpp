@@ -1,7 +1,9 @@
 // expand_layers: lays the model out as nodes. The prologue blocks, then for every layer one
 // block per slot (the first choice that holds for layer i), then the epilogue. A choice holds
 // when its conditions do: `layer_type` (the config's `layer_types[i]`, when the config has that
-// list; else `when` decides), `when` (an expression over the symbols and i), `layer_in` /
+// list; else `layer_list`, when the config has its list, else `when` decides), `layer_list` (a
+// per-layer config list: entry i of a 0/1 list such as `no_rope_layers`, or i among the indices
+// of a list such as `moe_layers`), `when` (an expression over the symbols and i), `layer_in` /
 // `layer_not_in` (i is / is not in a config list such as `mlp_only_layers`). Each op of a block
 // becomes a node "l<i>.<block>.<op>" unless its `if` expression is false (then its outputs stand
 // for its first input: a left-out soft-cap hands the logits on); its inputs name
@@ -11,6 +13,7 @@
 // a weight (and so takes its formats from the recipe) is its ops file's say (ops/*.json).
 #include <algorithm>
 
+#include "planner/data_schema.hpp"
 #include "planner/expr.hpp"
 #include "planner/limits.hpp"
 #include "planner/passes.hpp"
@@ -18,13 +21,57 @@
 namespace kbp::planner {
 namespace {
 
-// Whether a layer-slot choice holds for layer i (see the note on top).
-Result<bool> choice_holds(const Ir& ir, const Json& choice, std::int64_t i, const std::string& where) {
+// What a choice's `layer_list` says of layer i of `count`: nullopt when the config does not give
+// the list (then `when` decides); an error at the config field when the list cannot be one. A 0/1
+// list ({"entry": e}) has one entry per layer and counts as absent when empty (transformers reads
+// an empty no_rope_layers so); an index list ({"has": true}) may be empty (no layer).
+Result<std::optional<bool>> layer_list_says(const Ir& ir, const Json& spec, std::int64_t i, std::int64_t count) {
+    const Json& cfg = ir.config->json;
+    const std::string field = spec.at("field").get<std::string>();
+    auto list = cfg.find(field);
+    if (list == cfg.end() || list->is_null()) return std::optional<bool>();
+    const std::string at = ir.config->origin + ": /" + pointer_token(field);
+    if (!list->is_array()) return make_error(ErrorCode::invalid_input, at, "expected a list of layers");
+    auto integer = [](const Json& x) -> std::optional<std::int64_t> {
+        if (x.is_boolean()) return x.get<bool>() ? 1 : 0;
+        if (x.is_number_integer()) return x.get<std::int64_t>();
+        return std::nullopt;
+    };
+    if (spec.contains("entry")) {
+        if (list->empty()) return std::optional<bool>();
+        if (static_cast<std::int64_t>(list->size()) != count)
+            return make_error(ErrorCode::invalid_input, at, std::to_string(list->size()) + " entries for " + std::to_string(count) + " layers");
+        auto v = integer((*list)[static_cast<std::size_t>(i)]);
+        if (!v || (*v != 0 && *v != 1))
+            return make_error(ErrorCode::invalid_input, at + "/" + std::to_string(i), "expected 0 or 1 (one entry per layer)");
+        return std::optional<bool>(*v == spec["entry"].get<std::int64_t>());
+    }
+    bool in = false;
+    for (std::size_t k = 0; k < list->size(); ++k) {
+        auto v = integer((*list)[k]);
+        if (!v || (*list)[k].is_boolean() || *v < 0 || *v >= count)
+            return make_error(ErrorCode::invalid_input, at + "/" + std::to_string(k),
+                              "expected a layer index from 0 to " + std::to_string(count - 1) + ", not " + (*list)[k].dump());
+        in = in || *v == i;
+    }
+    return std::optional<bool>(in);
+}
+
+// Whether a layer-slot choice holds for layer i of `count` (see the note on top).
+Result<bool> choice_holds(const Ir& ir, const Json& choice, std::int64_t i, std::int64_t count, const std::string& where) {
     const Json& cfg = ir.config->json;
     auto layer_types = cfg.find("layer_types");
     bool typed = layer_types != cfg.end() && layer_types->is_array();
+    std::optional<bool> listed;
+    if (!(choice.contains("layer_type") && typed) && choice.contains("layer_list")) {
+        auto says = layer_list_says(ir, choice["layer_list"], i, count);
+        if (!says) return says.error();
+        listed = *says;
+    }
     if (choice.contains("layer_type") && typed) {
         if (!((*layer_types)[static_cast<std::size_t>(i)] == choice["layer_type"])) return false;
+    } else if (listed) {
+        if (!*listed) return false;
     } else if (choice.contains("when")) {
         auto v = eval_expr(choice["when"].get<std::string>(), [&](std::string_view name) -> std::optional<std::int64_t> {
             if (name == "i") return i;
@@ -104,7 +151,7 @@ Status expand_layers(Ir& ir) {
             const Json* chosen = nullptr;
             const auto& choices = slots[s].at("choices");
             for (std::size_t c = 0; c < choices.size() && !chosen; ++c) {
-                auto holds = choice_holds(ir, choices[c], i, origin + ": /layers/slots/" + std::to_string(s) + "/choices/" + std::to_string(c));
+                auto holds = choice_holds(ir, choices[c], i, *count, origin + ": /layers/slots/" + std::to_string(s) + "/choices/" + std::to_string(c));
                 if (!holds) return holds.error();
                 if (*holds) chosen = &choices[c];
             }

@@ -257,6 +257,75 @@ TEST_CASE("families: Qwen3-Next's full_attention_interval or layer_types place i
     CHECK(typed->layers[3].kind.name() == "linear_attention");
 }
 
+TEST_CASE("families: Llama 4's no_rope_layers, attention_chunk_size and interleave_moe_layer_step shape its layers and its cache", "[families][config]") {
+    auto count_template = [](const kbp::schema::Blueprint& b, const std::string& prefix) {
+        return std::count_if(b.layers.begin(), b.layers.end(), [&](const auto& l) { return l.template_name.rfind(prefix, 0) == 0; });
+    };
+    auto resident = [](const kbp::schema::Blueprint& b, std::int64_t context) {
+        kbp::planner::CostOptions o;
+        o.context = context;
+        auto cost = kbp::planner::estimate_cost(b, o);
+        REQUIRE(cost.ok());
+        return cost->resident_state_bytes;
+    };
+    // As published: no_rope_layers empty, so every 4th layer (3, 7, ..., 47) is NoPE global
+    // attention and the other 36 chunked RoPE attention; every layer is MoE (step 1).
+    auto scout = plan_of(request(sample("llama-4-scout-17b-16e")));
+    REQUIRE(scout.layers.size() == 48);
+    CHECK(count_template(scout, "nope_attn") == 12);
+    CHECK(count_template(scout, "chunked_attn") == 36);
+    CHECK(scout.layers[3].template_name == "nope_attn+moe");
+    CHECK(scout.layers[0].template_name == "chunked_attn+moe");
+    // RoPE (interleaved) and the weightless q/k norm on the chunked layers only; the NoPE layer's
+    // queries take the temperature scale, a knob and no weight.
+    CHECK(node(scout, "l0.chunked_attn.rope") != nullptr);
+    CHECK(node(scout, "l0.chunked_attn.q_norm") != nullptr);
+    CHECK(node(scout, "l3.nope_attn.rope") == nullptr);
+    CHECK(node(scout, "l3.nope_attn.q_norm") == nullptr);
+    REQUIRE(node(scout, "l0.chunked_attn.attend"));
+    CHECK(*node(scout, "l0.chunked_attn.attend")->point.find("chunk") == kbp::schema::JsonValue(std::int64_t{8192}));
+    REQUIRE(node(scout, "l3.nope_attn.attend"));
+    CHECK(node(scout, "l3.nope_attn.attend")->point.find("floor_scale") != nullptr);
+    CHECK(node(scout, "l0.moe.shared_gate_up") != nullptr);
+    CHECK(cached_values(scout) == 2 * 8 * 128);
+    // The cache, fp8: 2,048 bytes a token a layer; a chunked layer holds at most its 8,192 tokens.
+    CHECK(resident(scout, 4096) == 48.0 * 4096 * 2048);
+    CHECK(resident(scout, 32768) == (36.0 * 8192 + 12.0 * 32768) * 2048);
+    // attention_chunk_size changes what a chunked layer holds.
+    auto small_chunk = changed("llama-4-scout-17b-16e", [](OJson& c) { c["attention_chunk_size"] = 2048; });
+    REQUIRE(small_chunk.ok());
+    CHECK(*node(*small_chunk, "l0.chunked_attn.attend")->point.find("chunk") == kbp::schema::JsonValue(std::int64_t{2048}));
+    CHECK(resident(*small_chunk, 32768) == (36.0 * 2048 + 12.0 * 32768) * 2048);
+    // An explicit no_rope_layers (1 = RoPE) decides instead of the interval.
+    auto first_nope = changed("llama-4-scout-17b-16e", [](OJson& c) {
+        c["no_rope_layers"] = OJson::array();
+        for (int i = 0; i < 48; ++i) c["no_rope_layers"].push_back(i == 0 ? 0 : 1);
+    });
+    REQUIRE(first_nope.ok());
+    CHECK(count_template(*first_nope, "nope_attn") == 1);
+    CHECK(first_nope->layers[0].template_name == "nope_attn+moe");
+    CHECK(first_nope->layers[3].template_name == "chunked_attn+moe");
+    // interleave_moe_layer_step 2: dense SwiGLU MLPs of intermediate_size_mlp on layers 0, 2, ...
+    auto interleaved = changed("llama-4-scout-17b-16e", [](OJson& c) { c["interleave_moe_layer_step"] = 2; });
+    REQUIRE(interleaved.ok());
+    CHECK(interleaved->layers[0].template_name == "chunked_attn+mlp");
+    CHECK(interleaved->layers[1].template_name == "chunked_attn+moe");
+    CHECK(out_width(*interleaved, "l0.mlp.gate_up") == 2 * 16384);
+    CHECK(kbp::schema::compute_memory(*interleaved).parameters < kbp::schema::compute_memory(scout).parameters);
+    // moe_layers, when given, lists the MoE layers instead.
+    auto listed = changed("llama-4-scout-17b-16e", [](OJson& c) { c["moe_layers"] = OJson::array({5}); });
+    REQUIRE(listed.ok());
+    CHECK(listed->layers[5].template_name == "chunked_attn+moe");
+    CHECK(listed->layers[4].template_name == "chunked_attn+mlp");
+    CHECK(count_template(*listed, "chunked_attn+moe") + count_template(*listed, "nope_attn+moe") == 1);
+    // Maverick as published: no q/k norm, MoE on every other layer.
+    auto maverick = plan_of(request(sample("llama-4-maverick-17b-128e")));
+    CHECK(node(maverick, "l0.chunked_attn.q_norm") == nullptr);
+    CHECK(node(maverick, "l0.chunked_attn.rope") != nullptr);
+    CHECK(maverick.layers[0].template_name == "chunked_attn+mlp");
+    CHECK(maverick.layers[3].template_name == "nope_attn+moe");
+}
+
 TEST_CASE("families: latent attention, soft-caps, biases, fused projections and tied embeddings", "[families][ops]") {
     // DeepSeek-V2-Lite has no q LoRA (q_lora_rank null): one q projection instead of q_a, q_b.
     auto lite = plan_of(request(sample("deepseek-v2-lite")));
@@ -324,6 +393,14 @@ TEST_CASE("families: a config that cannot be a model is refused at the field", "
         {"deepseek-v3", "/n_group", [](OJson& c) { c["n_group"] = 7; }, "7 groups do not divide 256 routed experts"},
         {"qwen3-next-80b-a3b", "/linear_num_value_heads", [](OJson& c) { c["linear_num_value_heads"] = 24; }, "24 linear-attention value heads are not a whole multiple of the 16 key heads"},
         {"qwen3-next-80b-a3b", "/full_attention_interval", [](OJson& c) { c["full_attention_interval"] = 0; }, "less than 1"},
+        {"llama-4-scout-17b-16e", "/no_rope_layers", [](OJson& c) { c["no_rope_layers"] = OJson::array({1, 1, 1, 0}); }, "4 entries for 48 layers"},
+        {"llama-4-scout-17b-16e", "/no_rope_layers/2", [](OJson& c) {
+             c["no_rope_layers"] = OJson::array();
+             for (int i = 0; i < 48; ++i) c["no_rope_layers"].push_back(i == 2 ? 2 : 1);
+         }, "expected 0 or 1"},
+        {"llama-4-scout-17b-16e", "/moe_layers/0", [](OJson& c) { c["moe_layers"] = OJson::array({48}); }, "expected a layer index from 0 to 47"},
+        {"llama-4-scout-17b-16e", "/attention_chunk_size", [](OJson& c) { c["attention_chunk_size"] = 0; }, "less than 1"},
+        {"llama-4-scout-17b-16e", "/attention_bias", [](OJson& c) { c["attention_bias"] = true; }, "no attention biases"},
     };
     for (const auto& c : cases) {
         INFO(c.model << " " << c.field);
