@@ -128,7 +128,7 @@ Status check_template(const Template& t, const std::string& ptr) {
                                       "-node template");
     // Template-local groups number the template's own launches: never more than its nodes.
     for (std::size_t i = 0; i < t.nodes.size(); ++i)
-        if (t.nodes[i].group >= n)
+        if (t.nodes[i].group < 0 || t.nodes[i].group >= n)
             return make_error(ErrorCode::invalid_input, ptr + "/nodes/" + std::to_string(i) + "/group",
                               "group " + std::to_string(t.nodes[i].group) + " in a " + std::to_string(n) + "-node template");
     if (t.instance_values && t.instance_values->size() != t.instances.size())
@@ -334,6 +334,8 @@ void check_expansion(const Blueprint& b, Diagnostics& out) {
     };
     std::vector<ExpectedEdge> edges;
     edges.reserve(edge_count);
+    std::vector<std::size_t> members_seen;  // per group of an instance: its members met so far
+    std::vector<char> members_same;         // and whether each was the flat group's next node
     std::size_t i = 0, g = 0;
     std::int64_t group_base = 0, prev_base = 0;
     const Instance* prev_inst = nullptr;
@@ -377,15 +379,23 @@ void check_expansion(const Blueprint& b, Diagnostics& out) {
         for (const auto& te : t.edges)
             edges.push_back({node_base + te.from, node_base + te.to, &te, te.detail ? &*te.detail : nullptr, &inst.prefix});
         if (same_groups) {
+            // One pass over the template's nodes deals each to its group's next member slot
+            // (a pass per group made this check a fifth of the validator).
+            members_seen.assign(static_cast<std::size_t>(groups), 0);
+            members_same.assign(static_cast<std::size_t>(groups), 1);
+            for (std::size_t j = 0; j < t.nodes.size(); ++j) {
+                const auto k = static_cast<std::size_t>(t.nodes[j].group);
+                const Group& a = b.groups[g + k];
+                std::size_t& member = members_seen[k];
+                members_same[k] &= member < a.nodes.size() && a.nodes[member] == node_base + static_cast<std::int64_t>(j);
+                ++member;
+            }
             for (std::int64_t k = 0; k < groups; ++k, ++g) {
                 const Group& a = b.groups[g];
                 const TemplateGroup* tg = t.groups ? &(*t.groups)[k] : nullptr;
-                std::size_t member = 0;
-                bool same = true;
-                for (std::size_t j = 0; j < t.nodes.size(); ++j)
-                    if (t.nodes[j].group == k)
-                        same = same && member < a.nodes.size() && a.nodes[member++] == node_base + static_cast<std::int64_t>(j);
-                if (!same || member != a.nodes.size()) mismatch("groups", g, "nodes", "template '" + t.name + "' group " + std::to_string(k));
+                const auto ks = static_cast<std::size_t>(k);
+                if (!members_same[ks] || members_seen[ks] != a.nodes.size())
+                    mismatch("groups", g, "nodes", "template '" + t.name + "' group " + std::to_string(k));
                 if (tg) {
                     if (!(a.where == tg->where)) mismatch("groups", g, "where", "");
                     if (a.rule != tg->rule) mismatch("groups", g, "rule", "expected '" + tg->rule + "'");

@@ -76,6 +76,16 @@ const Case cases[] = {
      R"([{"op":"replace","path":"/collapsed/templates/kda+mlp/nodes/3/op","value":"linear:z"}])", "/nodes/69/op"},
     {"template node group changed", R"([{"op":"replace","path":"/collapsed/templates/kda+mlp/nodes/3/group","value":2}])",
      "/nodes/5/group"},
+    // Node 14 moved from group 5 to group 6 with the flat lists kept consistent: only the
+    // collapsed form, which puts it in group 5 in every layer, sees both groups differ.
+    {"a group that lost a member to the next one",
+     R"([{"op":"replace","path":"/groups/5/nodes","value":[12,13]},{"op":"replace","path":"/groups/6/nodes","value":[14,15,16,17,18,19]},
+         {"op":"add","path":"/groups/6/kernels/-","value":"causal_conv1d::causal_conv1d_update_l2norm"},{"op":"replace","path":"/nodes/14/group","value":6}])",
+     "/groups/5/nodes"},
+    {"a group that gained a member from the one before",
+     R"([{"op":"replace","path":"/groups/5/nodes","value":[12,13]},{"op":"replace","path":"/groups/6/nodes","value":[14,15,16,17,18,19]},
+         {"op":"add","path":"/groups/6/kernels/-","value":"causal_conv1d::causal_conv1d_update_l2norm"},{"op":"replace","path":"/nodes/14/group","value":6}])",
+     "/groups/6/nodes"},
     {"template edge format changed", R"([{"op":"replace","path":"/collapsed/templates/embed/edges/0/format","value":"f32"}])",
      "/edges/0/format"},
     {"template instances differ from the layout",
