@@ -1,9 +1,11 @@
 // expand_layers: lays the model out as nodes. The prologue blocks, then for every layer one
 // block per slot (the first choice that holds for layer i), then the epilogue. A choice holds
 // when its conditions do: `layer_type` (the config's `layer_types[i]`, when the config has that
-// list; else `layer_list`, when the config has its list, else `when` decides), `layer_list` (a
-// per-layer config list: entry i of a 0/1 list such as `no_rope_layers`, or i among the indices
-// of a list such as `moe_layers`), `when` (an expression over the symbols and i), `layer_in` /
+// list; else `layer_list` / `layer_char`, when the config has their field, else `when` decides),
+// `layer_list` (a per-layer config list: entry i of a 0/1 list such as `no_rope_layers`, or i
+// among the indices of a list such as `moe_layers`), `layer_char` (character i of a config
+// string of one character a layer, such as Nemotron-H's `hybrid_override_pattern`: 'M', '*' or
+// '-'), `when` (an expression over the symbols and i), `layer_in` /
 // `layer_not_in` (i is / is not in a config list such as `mlp_only_layers`). Each op of a block
 // becomes a node "l<i>.<block>.<op>" unless its `if` expression is false (then its outputs stand
 // for its first input: a left-out soft-cap hands the logits on); its inputs name
@@ -57,16 +59,68 @@ Result<std::optional<bool>> layer_list_says(const Ir& ir, const Json& spec, std:
     return std::optional<bool>(in);
 }
 
-// Whether a layer-slot choice holds for layer i of `count` (see the note on top).
-Result<bool> choice_holds(const Ir& ir, const Json& choice, std::int64_t i, std::int64_t count, const std::string& where) {
+// A byte of a config string as a message shows it: 'M', or its code when it is not printable ASCII.
+std::string quoted_char(char c) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f) return std::string("'") + c + "'";
+    const char* hex = "0123456789abcdef";
+    return std::string("byte 0x") + hex[u >> 4] + hex[u & 15];
+}
+
+// What a choice's `layer_char` says of layer i of `count`: whether character i of the config's
+// string `field` is the choice's `char`. The string has one character a layer, each one that some
+// choice of the slot (`slot_choices`) names for that field: a string of another length, or a
+// character no choice plans (a layer kind this architecture does not lay out), is refused at the
+// field. A config without the field: nullopt (then `when` decides) when the choice has a `when`;
+// without one, the field is missing, since nothing else says which layers the choice serves.
+Result<std::optional<bool>> layer_char_says(const Ir& ir, const Json& choice, const Json& slot_choices, std::int64_t i, std::int64_t count) {
     const Json& cfg = ir.config->json;
+    const Json& spec = choice["layer_char"];
+    const std::string field = spec.at("field").get<std::string>();
+    const std::string at = ir.config->origin + ": /" + pointer_token(field);
+    const std::string arch = ir.architecture->json.value("name", ir.architecture->name);
+    auto text = cfg.find(field);
+    if (text == cfg.end() || text->is_null()) {
+        if (choice.contains("when")) return std::optional<bool>();
+        return make_error(ErrorCode::invalid_input, at, "missing: architecture '" + arch + "' lays its layers out from it, one character a layer");
+    }
+    if (!text->is_string()) return make_error(ErrorCode::invalid_input, at, "expected a string of one character a layer");
+    const std::string& chars = text->get_ref<const std::string&>();
+    if (static_cast<std::int64_t>(chars.size()) != count)
+        return make_error(ErrorCode::invalid_input, at, std::to_string(chars.size()) + " characters for " + std::to_string(count) + " layers");
+    std::string planned;  // the characters the slot's choices name for this field, in order
+    for (const auto& c : slot_choices)
+        if (auto other = c.find("layer_char"); other != c.end() && other->value("field", "") == field)
+            for (char x : other->value("char", "")) planned += x;
+    const char here = chars[static_cast<std::size_t>(i)];
+    if (planned.find(here) == std::string::npos) {
+        std::string kinds;
+        for (std::size_t k = 0; k < planned.size(); ++k) kinds += (k ? ", " : "") + quoted_char(planned[k]);
+        return make_error(ErrorCode::invalid_input, at,
+                          "layer " + std::to_string(i) + " is " + quoted_char(here) + ", a kind of layer architecture '" + arch +
+                              "' does not plan (it plans " + kinds + ")");
+    }
+    return std::optional<bool>(here == spec.at("char").get<std::string>().front());
+}
+
+// Whether choice c of a layer slot holds for layer i of `count` (see the note on top).
+Result<bool> choice_holds(const Ir& ir, const Json& choices, std::size_t c, std::int64_t i, std::int64_t count, const std::string& where) {
+    const Json& cfg = ir.config->json;
+    const Json& choice = choices[c];
     auto layer_types = cfg.find("layer_types");
     bool typed = layer_types != cfg.end() && layer_types->is_array();
-    std::optional<bool> listed;
-    if (!(choice.contains("layer_type") && typed) && choice.contains("layer_list")) {
-        auto says = layer_list_says(ir, choice["layer_list"], i, count);
-        if (!says) return says.error();
-        listed = *says;
+    std::optional<bool> listed;  // what the per-layer config fields the choice names say, when the config has them
+    if (!(choice.contains("layer_type") && typed)) {
+        if (choice.contains("layer_list")) {
+            auto says = layer_list_says(ir, choice["layer_list"], i, count);
+            if (!says) return says.error();
+            if (*says) listed = listed.value_or(true) && **says;
+        }
+        if (choice.contains("layer_char")) {
+            auto says = layer_char_says(ir, choice, choices, i, count);
+            if (!says) return says.error();
+            if (*says) listed = listed.value_or(true) && **says;
+        }
     }
     if (choice.contains("layer_type") && typed) {
         if (!((*layer_types)[static_cast<std::size_t>(i)] == choice["layer_type"])) return false;
@@ -151,7 +205,7 @@ Status expand_layers(Ir& ir) {
             const Json* chosen = nullptr;
             const auto& choices = slots[s].at("choices");
             for (std::size_t c = 0; c < choices.size() && !chosen; ++c) {
-                auto holds = choice_holds(ir, choices[c], i, *count, origin + ": /layers/slots/" + std::to_string(s) + "/choices/" + std::to_string(c));
+                auto holds = choice_holds(ir, choices, c, i, *count, origin + ": /layers/slots/" + std::to_string(s) + "/choices/" + std::to_string(c));
                 if (!holds) return holds.error();
                 if (*holds) chosen = &choices[c];
             }

@@ -16,11 +16,13 @@ struct SplitField {
 
 // In the order a refusal is reported; the kv heads first, the only field that may be replicated.
 constexpr std::size_t kv_heads_rank = 0;
-constexpr std::array<SplitField, 8> split_fields{{
+constexpr std::array<SplitField, 10> split_fields{{
     {"num_key_value_heads", "kv heads"},
     {"num_attention_heads", "heads"},
     {"linear_num_key_heads", "linear attention key heads"},
     {"linear_num_value_heads", "linear attention value heads"},
+    {"mamba_num_heads", "Mamba heads"},
+    {"n_groups", "Mamba groups"},
     {"intermediate_size", "intermediate width"},
     {"moe_intermediate_size", "expert intermediate width"},
     {"shared_expert_intermediate_size", "shared expert intermediate width"},

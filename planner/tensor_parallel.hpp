@@ -1,9 +1,9 @@
 // Tensor parallelism (kbp plan --tp N), kept apart from the passes it touches:
 //   - while the architecture's symbols resolve, a symbol read straight from a config field that
 //     tensor parallelism splits (query and key/value heads, the MLP, expert and shared-expert
-//     intermediate sizes, linear attention's heads) becomes its per-device value, so every node,
-//     edge and weight the plan builds is one device's share; a field the devices do not divide
-//     is refused, naming it;
+//     intermediate sizes, linear attention's and Mamba-2's heads, Mamba-2's B/C groups) becomes
+//     its per-device value, so every node, edge and weight the plan builds is one device's share;
+//     a field the devices do not divide is refused, naming it;
 //   - the key/value heads alone may also be fewer than the devices, when tp is a multiple of
 //     them: each device then holds one kv head, duplicated tp / kv_heads times over the devices,
 //     as vLLM, SGLang and TensorRT-LLM replicate them (4 kv heads over --tp 8: one each, two

@@ -29,9 +29,9 @@ constexpr std::array<std::string_view, 37> op_names{
 constexpr std::array<std::string_view, 6> compute_names{"",          "cuda_core", "memory",
                                                         "tensor_core", "pe_array", "host"};
 constexpr std::array<std::string_view, 3> where_names{"", "device", "host"};
-constexpr std::array<std::string_view, 6> layer_kind_names{
+constexpr std::array<std::string_view, 7> layer_kind_names{
     "", "linear_attention", "deepseek_sparse_attention", "full_attention",
-    "multi_latent_attention", "sliding_attention"};
+    "multi_latent_attention", "sliding_attention", "mlp"};
 constexpr std::array<std::string_view, 9> block_type_names{"",     "embed", "kda", "dsa", "mla",
                                                            "attn", "mlp",   "moe", "head"};
 constexpr std::array<std::string_view, 9> state_name_names{"",      "conv", "h", "latent", "index",

@@ -83,7 +83,7 @@ enum class ComputeId : std::uint8_t { unknown, cuda_core, memory, tensor_core, p
 
 enum class WhereId : std::uint8_t { unknown, device, host };
 
-// Layer kinds (the attention flavour that defines a layer).
+// Layer kinds (the attention flavour that defines a layer, or mlp for a layer that has none).
 enum class LayerKindId : std::uint8_t {
     unknown,
     linear_attention,
@@ -91,6 +91,7 @@ enum class LayerKindId : std::uint8_t {
     full_attention,
     multi_latent_attention,
     sliding_attention,
+    mlp,  // a layer of one feed-forward block and no mixer (Nemotron-H's '-' layers)
 };
 
 // Block types: the role of a block inside a layer (or the model's prologue/epilogue).

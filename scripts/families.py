@@ -8,7 +8,8 @@ card, and the KV (or latent) cache bytes one token adds to one layer against the
 config alone (2 x kv_heads x head_dim, or kv_lora_rank + qk_rope_head_dim for latent attention).
 B/param divides a decode step's weight bytes by the parameters one token reads by the card: all of
 them but the embedding table (which it reads one row of; tied, the LM head reads it all) for a
-dense model, the card's active count for a MoE. With the bf16 recipe it must be 2.00 within 1 %
+dense model (counted from kbp's own total where the card rounds coarsely and gives a
+total_tolerance), the card's active count for a MoE. With the bf16 recipe it must be 2.00 within 1 %
 for a dense model (the card's counts of MoE active parameters are rounded).
 
 usage: scripts/families.py [--kbp build/cli/kbp] [--samples DIR]
@@ -56,7 +57,7 @@ def main():
     ap.add_argument("--samples", default=os.path.join(root, "samples"))
     a = ap.parse_args()
     bad = 0
-    print(f"{'sample':<18} {'model_type':<12} {'target/recipe':<20} {'arm':<13} {'exit':>4} {'nodes':>6} {'groups':>6} "
+    print(f"{'sample':<21} {'model_type':<12} {'target/recipe':<20} {'arm':<13} {'exit':>4} {'nodes':>6} {'groups':>6} "
           f"{'weights/step':>13} {'B/param':>7} {'params (card)':>26} {'active (card)':>24} {'KV B/tok/layer (formula)':>25}")
     with tempfile.TemporaryDirectory() as tmp:
         for name in sorted(os.listdir(a.samples)):
@@ -79,7 +80,7 @@ def main():
                     label = f"{arm}" + (f" {rows}" if rows else "")
                     if rc != 0:
                         bad += 1
-                        print(f"{name:<18} {cfg['model_type']:<12} {target + '/' + recipe:<20} {label:<13} {rc:>4}  {err.strip()[:160]}")
+                        print(f"{name:<21} {cfg['model_type']:<12} {target + '/' + recipe:<20} {label:<13} {rc:>4}  {err.strip()[:160]}")
                         continue
                     plan = json.load(open(out))
                     nodes, groups, kv_values, cache = plan_figures(plan)
@@ -95,21 +96,24 @@ def main():
                     kv_f = kv_formula(cfg) * CACHE_BYTES.get(cache, 0)
                     ok = abs(p_err) <= card.get("total_tolerance", 0.001) and abs(a_err) <= card.get("active_tolerance", 0.025) and kv_b == kv_f
                     # The parameters a decode step reads, by the card (kbp's own active count for a MoE
-                    # whose card gives none: Qwen3-Next's "3B" is its name, not a count).
+                    # whose card gives none: Qwen3-Next's "3B" is its name, not a count; kbp's own total
+                    # for a dense model whose card rounds to whole billions and says so with a
+                    # total_tolerance: Nemotron-H's "8B" and "9B" are 8.10B and 8.89B).
                     moe = any((cfg.get(k) or 0) > 0 for k in ("num_experts", "n_routed_experts", "num_local_experts"))
+                    tied = cfg.get("tie_word_embeddings", cfg["model_type"].startswith("gemma"))
                     if card.get("active"):
                         reads = card["active"]
                     elif moe:
                         reads = active
                     else:
-                        tied = cfg.get("tie_word_embeddings", cfg["model_type"].startswith("gemma"))
-                        reads = card["total"] - (0 if tied else cfg["vocab_size"] * cfg["hidden_size"])
+                        whole = total if card.get("total_tolerance") else card["total"]
+                        reads = whole - (0 if tied else cfg["vocab_size"] * cfg["hidden_size"])
                     per_param = wbytes / reads if arm == "decode" else float("nan")
                     if arm == "decode" and recipe == "bf16" and not card.get("active") and not moe:
                         ok = ok and abs(per_param / 2 - 1) <= 0.01
                     bad += not ok
                     act = f"{active / 1e9:.3f}B ({card['active'] / 1e9:.2f}B {a_err:+.1%})" if card.get("active") else "-"
-                    print(f"{name:<18} {cfg['model_type']:<12} {target + '/' + recipe:<20} {label:<13} {rc:>4} {nodes:>6} {groups:>6} "
+                    print(f"{name:<21} {cfg['model_type']:<12} {target + '/' + recipe:<20} {label:<13} {rc:>4} {nodes:>6} {groups:>6} "
                           f"{wbytes / 1e6:>10.1f} MB {'' if per_param != per_param else f'{per_param:.3f}':>7} {total / 1e9:>9.3f}B ({card['card']:>6} {p_err:+.2%}) {act:>24} "
                           f"{kv_b:>10} ({kv_f}, {cache}){'' if ok else '  <-- off'}")
     print(f"\n{'all plans formed and every count holds' if not bad else str(bad) + ' problems'}")

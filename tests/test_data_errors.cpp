@@ -132,6 +132,22 @@ TEST_CASE("data files: a corrupt architecture is refused where it is wrong", "[d
     r = refusal(a, [](OJson& d) { d["model_types"] = {"glm5_next"}; });
     CHECK(r.where == a + ": /model_types/0");
     CHECK(r.message == "model_type 'glm5_next' is planned by embedded:architectures/glm5_next.json too");
+    // A per-layer character condition names one character of its field, and nothing else.
+    const std::string h = "architectures/nemotron_h.json";
+    r = refusal(h, [](OJson& d) { d["layers"]["slots"][0]["choices"][0]["layer_char"]["char"] = "MM"; }, "nemotron-nano-9b-v2");
+    CHECK(r.where == h + ": /layers/slots/0/choices/0/layer_char/char");
+    CHECK_THAT(r.message, Catch::Contains("does not match"));
+    r = refusal(h, [](OJson& d) { d["layers"]["slots"][0]["choices"][1]["layer_char"].erase("char"); }, "nemotron-nano-9b-v2");
+    CHECK(r.where == h + ": /layers/slots/0/choices/1/layer_char/char");
+    CHECK(r.message == "missing");
+    r = refusal(h, [](OJson& d) { d["layers"]["slots"][0]["choices"][2]["layer_char"]["feild"] = "x"; }, "nemotron-nano-9b-v2");
+    CHECK(r.where == h + ": /layers/slots/0/choices/2/layer_char/feild");
+    CHECK_THAT(r.message, Catch::Contains("did you mean 'field'?"));
+    // The characters the slot's choices name are the layer kinds the family plans: without the
+    // '-' choice, the pattern's MLP layers are refused at the config's field.
+    r = refusal(h, [](OJson& d) { d["layers"]["slots"][0]["choices"].erase(2); }, "nemotron-nano-9b-v2");
+    CHECK_THAT(r.where, Catch::EndsWith("samples/nemotron-nano-9b-v2/config.json: /hybrid_override_pattern"));
+    CHECK(r.message == "layer 1 is '-', a kind of layer architecture 'nemotron_h' does not plan (it plans 'M', '*')");
 }
 
 TEST_CASE("data files: fusion rules, targets and the ops files are checked too", "[data][files]") {

@@ -326,6 +326,121 @@ TEST_CASE("families: Llama 4's no_rope_layers, attention_chunk_size and interlea
     CHECK(maverick.layers[3].template_name == "nope_attn+moe");
 }
 
+TEST_CASE("families: Nemotron-H's hybrid_override_pattern gives every layer one block: Mamba-2, attention or a ReLU^2 MLP", "[families][config]") {
+    auto count_kind = [](const kbp::schema::Blueprint& b, const std::string& kind) {
+        return std::count_if(b.layers.begin(), b.layers.end(), [&](const auto& l) { return l.kind.name() == kind; });
+    };
+    auto cost_at = [](const kbp::schema::Blueprint& b, std::int64_t context) {
+        kbp::planner::CostOptions o;
+        o.context = context;
+        auto cost = kbp::planner::estimate_cost(b, o);
+        REQUIRE(cost.ok());
+        return *cost;
+    };
+    // NVIDIA-Nemotron-Nano-9B-v2: "M-M-M-MM-M-M-M*-M-..." over 56 layers.
+    auto nano = plan_of(request(sample("nemotron-nano-9b-v2")));
+    REQUIRE(nano.layers.size() == 56);
+    CHECK(count_kind(nano, "linear_attention") == 27);
+    CHECK(count_kind(nano, "full_attention") == 4);
+    CHECK(count_kind(nano, "mlp") == 25);
+    CHECK(nano.layers[0].template_name == "mamba");
+    CHECK(nano.layers[1].template_name == "mlp");
+    CHECK(nano.layers[6].template_name == "mamba");  // "MM": two Mamba layers in a row
+    CHECK(nano.layers[7].template_name == "mamba");
+    CHECK(nano.layers[14].template_name == "attn");
+    for (int layer : {21, 30, 39}) CHECK(nano.layers[static_cast<std::size_t>(layer)].kind.name() == "full_attention");
+    // One block a layer: a Mamba layer has no MLP, an MLP layer no mixer.
+    CHECK(node(nano, "l0.mlp.up") == nullptr);
+    CHECK(node(nano, "l1.mamba.ssm") == nullptr);
+    // The Mamba-2 mixer: in_proj's x|B|C (10,240 + 2 x 8 x 128), gate and dt columns; the conv owns
+    // the conv window and the scan the recurrent state; no KV cache.
+    CHECK(out_width(nano, "l0.mamba.in_proj_xbc") == 12288);
+    CHECK(out_width(nano, "l0.mamba.in_proj_z") == 10240);
+    CHECK(out_width(nano, "l0.mamba.in_proj_dt") == 128);
+    REQUIRE(node(nano, "l0.mamba.conv"));
+    REQUIRE(node(nano, "l0.mamba.ssm"));
+    CHECK(node(nano, "l0.mamba.conv")->state.has_value());
+    CHECK(node(nano, "l0.mamba.ssm")->state.has_value());
+    CHECK(node(nano, "l0.mamba.kv_write") == nullptr);
+    CHECK(node(nano, "l0.mamba.ssm")->point.find("heads_per_group")->integer() == 16);
+    CHECK(node(nano, "l0.mamba.out_norm")->point.find("group_size")->integer() == 1280);
+    // Attention without RoPE (Nemotron-H has no position encoding) and a KV cache of 8 heads of 128.
+    CHECK(node(nano, "l14.attn.rope") == nullptr);
+    REQUIRE(node(nano, "l14.attn.kv_write"));
+    CHECK(cached_values(nano) == 2 * 8 * 128);
+    // The ungated MLP: up to 15,680, squared ReLU, down.
+    CHECK(out_width(nano, "l1.mlp.up") == 15680);
+    REQUIRE(node(nano, "l1.mlp.act"));
+    CHECK(node(nano, "l1.mlp.act")->op.kind.name() == "relu2");
+    CHECK(node(nano, "l1.mlp.act")->family == "relu2");
+    // Parameters as transformers' modules hold them: a Mamba layer's in_proj, conv weight and bias,
+    // A_log, D, dt_bias, gated-norm weight, out_proj and norm; the MLP's two matrices; q, k, v, o.
+    const std::int64_t mamba = 4480LL * 22656 + 12288 * 4 + 12288 + 3 * 128 + 10240 + 10240LL * 4480 + 4480;
+    const std::int64_t mlp = 2 * 4480LL * 15680 + 4480, attn = 4480LL * (5120 + 2 * 1024) + 5120LL * 4480 + 4480;
+    CHECK(kbp::schema::compute_memory(nano).parameters == 27 * mamba + 25 * mlp + 4 * attn + 2 * 131072LL * 4480 + 4480);
+    // What a sequence holds: the 4 attention layers' fp8 K and V at the context; each of the 27
+    // Mamba layers a bf16 window of the last 3 inputs of its 12,288 conv channels and a 128 x 80 x 128
+    // FP32 state, whatever the context.
+    const double conv_window = 12288.0 * 3 * 2, ssm_state = 128.0 * 80 * 128 * 4;
+    CHECK(cost_at(nano, 32768).resident_state_bytes == 4.0 * 32768 * 2048 + 27 * (conv_window + ssm_state));
+    CHECK(cost_at(nano, 1024).resident_state_bytes == 4.0 * 1024 * 2048 + 27 * (conv_window + ssm_state));
+    // A decode step reads and writes both Mamba states, appends one token's K and V and reads the cache.
+    CHECK(cost_at(nano, 1024).total.state_bytes == 27 * 2 * (conv_window + ssm_state) + 4 * (2048 + 1024.0 * 2048));
+    // The kernels: the decode forms on one row, the chunked scan and the varlen conv on a prompt;
+    // in_proj's three column blocks read one quantized input in one launch.
+    CHECK(node(nano, "l0.mamba.conv")->kernel == "causal_conv1d::causal_conv1d_update");
+    CHECK(node(nano, "l0.mamba.ssm")->kernel == "mamba_ssm::selective_state_update");
+    CHECK(node(nano, "l0.mamba.ssm")->family == "mamba2_ssm");
+    CHECK(node(nano, "l0.mamba.out_norm")->kernel == "layernorm_gated::rms_norm_gated");
+    const auto* xbc = node(nano, "l0.mamba.in_proj_xbc");
+    REQUIRE(xbc);
+    CHECK(nano.groups[static_cast<std::size_t>(xbc->group)].rule == "mamba_in_proj_quant");
+    CHECK(nano.groups[static_cast<std::size_t>(xbc->group)].nodes.size() == 4);
+    auto prefill = plan_of(request(sample("nemotron-nano-9b-v2"), "prefill", 512));
+    CHECK(node(prefill, "l0.mamba.conv")->kernel == "causal_conv1d::causal_conv1d_fn");
+    CHECK(node(prefill, "l0.mamba.ssm")->kernel == "mamba_ssm::mamba_chunk_scan_combined");
+    CHECK(node(prefill, "l0.mamba.ssm")->point.find("chunk")->integer() == 128);
+    // --tp 2: a device holds half the Mamba heads and B / C groups, with half their conv window and
+    // state, as it holds half the query and KV heads.
+    auto halves = request(sample("nemotron-nano-9b-v2"));
+    halves.tp = 2;
+    auto tp2 = plan_of(halves);
+    CHECK(out_width(tp2, "l0.mamba.in_proj_xbc") == 5120 + 2 * 4 * 128);
+    CHECK(out_width(tp2, "l0.mamba.in_proj_dt") == 64);
+    CHECK(node(tp2, "l0.mamba.ssm")->point.find("heads_per_group")->integer() == 16);
+    CHECK(cost_at(tp2, 1024).resident_state_bytes == 4.0 * 1024 * 1024 + 27 * (conv_window + ssm_state) / 2);
+    // Nemotron-H-8B-Base-8K: 24 Mamba (128 heads of 64), 4 attention, 24 MLP layers; head_dim from hidden_size.
+    auto h8 = plan_of(request(sample("nemotron-h-8b-base-8k")));
+    REQUIRE(h8.layers.size() == 52);
+    CHECK(count_kind(h8, "linear_attention") == 24);
+    CHECK(count_kind(h8, "full_attention") == 4);
+    CHECK(count_kind(h8, "mlp") == 24);
+    CHECK(h8.layers[7].kind.name() == "full_attention");
+    CHECK(out_width(h8, "l0.mamba.in_proj_xbc") == 8192 + 2 * 8 * 128);
+    CHECK(cost_at(h8, 8192).resident_state_bytes == 4.0 * 8192 * 2 * 8 * 128 * 2 + 24 * (10240.0 * 3 * 2 + 128.0 * 64 * 128 * 4));
+    // The pattern decides: one attention layer at the end of 56.
+    auto one_attn = changed("nemotron-nano-9b-v2", [](OJson& c) { c["hybrid_override_pattern"] = std::string(55, 'M') + "*"; });
+    REQUIRE(one_attn.ok());
+    CHECK(count_kind(*one_attn, "linear_attention") == 55);
+    CHECK(one_attn->layers[55].kind.name() == "full_attention");
+    CHECK(cost_at(*one_attn, 1024).resident_state_bytes == 1.0 * 1024 * 2048 + 55 * (conv_window + ssm_state));
+    // conv_kernel sizes the window, ssm_state_size the state and B / C; use_conv_bias false drops the conv's bias.
+    auto wide = changed("nemotron-nano-9b-v2", [](OJson& c) {
+        c["conv_kernel"] = 8;
+        c["ssm_state_size"] = 64;
+    });
+    REQUIRE(wide.ok());
+    CHECK(out_width(*wide, "l0.mamba.in_proj_xbc") == 10240 + 2 * 8 * 64);
+    CHECK(cost_at(*wide, 1024).resident_state_bytes == 4.0 * 1024 * 2048 + 27 * (11264.0 * 7 * 2 + 128.0 * 80 * 64 * 4));
+    auto no_bias = changed("nemotron-nano-9b-v2", [](OJson& c) { c["use_conv_bias"] = false; });
+    REQUIRE(no_bias.ok());
+    CHECK(node(*no_bias, "l0.mamba.conv") == nullptr);
+    REQUIRE(node(*no_bias, "l0.mamba.conv_nobias"));
+    CHECK(node(*no_bias, "l0.mamba.conv_nobias")->state.has_value());
+    CHECK(kbp::schema::compute_memory(*no_bias).parameters == kbp::schema::compute_memory(nano).parameters - 27 * 12288);
+    CHECK(kbp::schema::validate(*no_bias).empty());
+}
+
 TEST_CASE("families: latent attention, soft-caps, biases, fused projections and tied embeddings", "[families][ops]") {
     // DeepSeek-V2-Lite has no q LoRA (q_lora_rank null): one q projection instead of q_a, q_b.
     auto lite = plan_of(request(sample("deepseek-v2-lite")));
@@ -401,6 +516,17 @@ TEST_CASE("families: a config that cannot be a model is refused at the field", "
         {"llama-4-scout-17b-16e", "/moe_layers/0", [](OJson& c) { c["moe_layers"] = OJson::array({48}); }, "expected a layer index from 0 to 47"},
         {"llama-4-scout-17b-16e", "/attention_chunk_size", [](OJson& c) { c["attention_chunk_size"] = 0; }, "less than 1"},
         {"llama-4-scout-17b-16e", "/attention_bias", [](OJson& c) { c["attention_bias"] = true; }, "no attention biases"},
+        {"nemotron-nano-9b-v2", "/hybrid_override_pattern", [](OJson& c) { c["hybrid_override_pattern"] = "ME" + std::string(54, '-'); },
+         "layer 1 is 'E', a kind of layer architecture 'nemotron_h' does not plan (it plans 'M', '*', '-')"},
+        {"nemotron-nano-9b-v2", "/hybrid_override_pattern", [](OJson& c) { c["hybrid_override_pattern"] = std::string(55, 'M'); }, "55 characters for 56 layers"},
+        {"nemotron-nano-9b-v2", "/hybrid_override_pattern", [](OJson& c) { c["num_hidden_layers"] = 57; }, "56 characters for 57 layers"},
+        {"nemotron-nano-9b-v2", "/hybrid_override_pattern", [](OJson& c) { c.erase("hybrid_override_pattern"); }, "missing"},
+        {"nemotron-nano-9b-v2", "/hybrid_override_pattern", [](OJson& c) { c["hybrid_override_pattern"] = 56; }, "expected a string of one character a layer"},
+        {"nemotron-nano-9b-v2", "/hybrid_override_pattern", [](OJson& c) { c["hybrid_override_pattern"] = std::string(55, 'M') + "\x01"; }, "layer 55 is byte 0x01"},
+        {"nemotron-nano-9b-v2", "/n_groups", [](OJson& c) { c["n_groups"] = 3; }, "128 Mamba heads are not a whole multiple of the 3 groups"},
+        {"nemotron-nano-9b-v2", "/use_bias", [](OJson& c) { c["use_bias"] = true; }, "no in_proj / out_proj biases"},
+        {"nemotron-nano-9b-v2", "/mlp_bias", [](OJson& c) { c["mlp_bias"] = true; }, "no MLP biases"},
+        {"nemotron-h-8b-base-8k", "/conv_kernel", [](OJson& c) { c["conv_kernel"] = 0; }, "less than 1"},
     };
     for (const auto& c : cases) {
         INFO(c.model << " " << c.field);
