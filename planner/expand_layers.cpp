@@ -147,6 +147,30 @@ Result<bool> choice_holds(const Ir& ir, const Json& choices, std::size_t c, std:
     return true;
 }
 
+// A slot whose choices name layer types reads the config's `layer_types` when it has one: entry i
+// must be a type one of them names. Another one (a kind of layer this architecture does not lay
+// out) is refused at the entry, naming the types it plans, as transformers refuses a type it does
+// not know; it is not planned as whatever choice comes last.
+std::optional<Error> unplanned_layer_type(const Ir& ir, const Json& choices, std::int64_t i) {
+    const Json& cfg = ir.config->json;
+    auto layer_types = cfg.find("layer_types");
+    if (layer_types == cfg.end() || !layer_types->is_array() || static_cast<std::size_t>(i) >= layer_types->size()) return std::nullopt;
+    std::vector<std::string> planned;
+    for (const auto& c : choices)
+        if (auto t = c.find("layer_type"); t != c.end() && t->is_string() &&
+                                           std::find(planned.begin(), planned.end(), t->get<std::string>()) == planned.end())
+            planned.push_back(t->get<std::string>());
+    const Json& here = (*layer_types)[static_cast<std::size_t>(i)];
+    if (planned.empty() || !here.is_string() || std::find(planned.begin(), planned.end(), here.get<std::string>()) != planned.end())
+        return std::nullopt;
+    std::string kinds;
+    for (const auto& k : planned) kinds += (kinds.empty() ? "'" : ", '") + k + "'";
+    const std::string arch = ir.architecture->json.value("name", ir.architecture->name);
+    return make_error(ErrorCode::invalid_input, ir.config->origin + ": /layer_types/" + std::to_string(i),
+                      "'" + here.get<std::string>() + "' is a layer type architecture '" + arch + "' does not plan (it plans " + kinds +
+                          ")");
+}
+
 struct BlockUse {
     std::string type;                  // "dsa"
     std::optional<std::int64_t> layer;
@@ -204,6 +228,7 @@ Status expand_layers(Ir& ir) {
         for (std::size_t s = 0; s < slots.size(); ++s) {
             const Json* chosen = nullptr;
             const auto& choices = slots[s].at("choices");
+            if (auto unplanned = unplanned_layer_type(ir, choices, i)) return *unplanned;
             for (std::size_t c = 0; c < choices.size() && !chosen; ++c) {
                 auto holds = choice_holds(ir, choices, c, i, *count, origin + ": /layers/slots/" + std::to_string(s) + "/choices/" + std::to_string(c));
                 if (!holds) return holds.error();

@@ -305,6 +305,16 @@ TEST_CASE("families: Llama 4's no_rope_layers, attention_chunk_size and interlea
     CHECK(count_template(*first_nope, "nope_attn") == 1);
     CHECK(first_nope->layers[0].template_name == "nope_attn+moe");
     CHECK(first_nope->layers[3].template_name == "chunked_attn+moe");
+    // layer_types as transformers writes it for Llama 4 (chunked_attention on RoPE layers,
+    // full_attention on NoPE ones) decides too, and names what no_rope_layers would.
+    auto typed = changed("llama-4-scout-17b-16e", [](OJson& c) {
+        c["layer_types"] = OJson::array();
+        for (int i = 0; i < 48; ++i) c["layer_types"].push_back(i == 1 ? "full_attention" : "chunked_attention");
+    });
+    REQUIRE(typed.ok());
+    CHECK(count_template(*typed, "nope_attn") == 1);
+    CHECK(typed->layers[1].template_name == "nope_attn+moe");
+    CHECK(typed->layers[3].template_name == "chunked_attn+moe");
     // interleave_moe_layer_step 2: dense SwiGLU MLPs of intermediate_size_mlp on layers 0, 2, ...
     auto interleaved = changed("llama-4-scout-17b-16e", [](OJson& c) { c["interleave_moe_layer_step"] = 2; });
     REQUIRE(interleaved.ok());
@@ -504,6 +514,13 @@ TEST_CASE("families: a config that cannot be a model is refused at the field", "
         {"gpt-oss-20b", "/layer_types", [](OJson& c) { c["layer_types"].erase(0); }, "23 entries for 24 layers"},
         // A helper that knows only the pointer; the planner adds the config's path (Result::context).
         {"gpt-oss-20b", "/layer_types/7", [](OJson& c) { c["layer_types"][7] = 3; }, "expected a layer kind name"},
+        // A kind the architecture does not lay out: the config's entry is named, not the architecture's slot.
+        {"gpt-oss-20b", "/layer_types/7", [](OJson& c) { c["layer_types"][7] = "chunked_attention"; },
+         "'chunked_attention' is a layer type architecture 'gpt_oss' does not plan (it plans 'sliding_attention', 'full_attention')"},
+        {"qwen3-next-80b-a3b", "/layer_types/47", [](OJson& c) {
+             c["layer_types"] = OJson::array();
+             for (int i = 0; i < 48; ++i) c["layer_types"].push_back(i < 47 ? "linear_attention" : "bogus");
+         }, "'bogus' is a layer type architecture 'qwen3_next' does not plan"},
         {"deepseek-v3", "/topk_group", [](OJson& c) { c["topk_group"] = 9; }, "topk_group 9 is not between 1 and n_group 8"},
         {"deepseek-v3", "/n_group", [](OJson& c) { c["n_group"] = 7; }, "7 groups do not divide 256 routed experts"},
         {"qwen3-next-80b-a3b", "/linear_num_value_heads", [](OJson& c) { c["linear_num_value_heads"] = 24; }, "24 linear-attention value heads are not a whole multiple of the 16 key heads"},
