@@ -173,6 +173,101 @@ TEST_CASE("viewer model: two arms open as a diff, coloured and listed", "[viewer
     CHECK(m->color_mode() == ColorMode::precision);
 }
 
+TEST_CASE("viewer model: two plans side by side share pan, zoom, folds and the selection", "[viewer][diff][side-by-side]") {
+    const auto& a = test::glm_plan("decode", 1);
+    const auto& b = test::glm_plan("multi_seq", 64);
+    auto m = test::view_model();
+    // One plan: the canvas stays one pane whatever is asked.
+    m->open_plan(a, "decode", 0);
+    m->set_side_by_side(true);
+    CHECK_FALSE(m->side_by_side());
+    DrawList one;
+    m->frame(test::screen, one);
+    CHECK(one.count(PrimKind::clip) == 0);
+    CHECK(m->pane(0).x1 == test::screen.x1);
+
+    m->open_plan(b, "multi_seq 64", 1);
+    REQUIRE(m->side_by_side());
+    const Box left = m->pane(0), right = m->pane(1);
+    CHECK(left.x0 == test::screen.x0);
+    CHECK(right.x1 == test::screen.x1);
+    CHECK(left.x1 < right.x0);
+    DrawList two;
+    m->frame(test::screen, two);
+    CHECK(two.count(PrimKind::clip) == 3);  // each pane, then the whole canvas for the divider
+    // Each pane draws its own plan, captioned with its side.
+    std::size_t in_left = 0, in_right = 0;
+    std::vector<std::string> texts;
+    for (const auto& p : two.prims()) {
+        if (p.kind == PrimKind::fill_rect && p.box.x1 <= left.x1) ++in_left;
+        if (p.kind == PrimKind::fill_rect && p.box.x0 >= right.x0) ++in_right;
+        if (p.kind == PrimKind::text) texts.emplace_back(two.text_of(p));
+    }
+    CHECK(in_left > 10);
+    CHECK(in_right > 10);
+    CHECK(std::count(texts.begin(), texts.end(), "a: decode") == 1);
+    CHECK(std::count(texts.begin(), texts.end(), "b: multi_seq 64") == 1);
+    CHECK(m->state_json({}).find("\"side_by_side\": true") != std::string::npos);
+
+    // A click in the right pane selects there: b becomes the shown plan, and the op is centred in
+    // both panes (a has an op of the same id).
+    m->show_side(1);
+    const std::string id = "l0.kda.q";
+    auto in_b = m->document(1)->find_node(id);
+    REQUIRE(in_b >= 0);
+    Place where = m->scene()->place_of_node(static_cast<std::size_t>(in_b));
+    REQUIRE(where.row >= 0);
+    Box box_b = m->camera().to_screen(m->scene()->node_box(where), right);
+    m->show_side(0);
+    m->click({(box_b.x0 + box_b.x1) / 2, (box_b.y0 + box_b.y1) / 2});
+    CHECK(m->shown_side() == 1);
+    REQUIRE(m->selection().kind == SelectionKind::node);
+    CHECK(m->selection().index == in_b);
+    m->select(m->selection(), true);
+    auto centre_x = [&](int side) {
+        m->show_side(side);
+        return m->camera().cx;
+    };
+    m->show_side(0);
+    const auto in_a = m->document(0)->find_node(id);
+    Box world_a = m->scene()->node_box(m->scene()->place_of_node(static_cast<std::size_t>(in_a)));
+    CHECK(centre_x(0) == Approx((world_a.x0 + world_a.x1) / 2));
+    m->show_side(1);
+    Box world_b = m->scene()->node_box(m->scene()->place_of_node(static_cast<std::size_t>(in_b)));
+    CHECK(centre_x(1) == Approx((world_b.x0 + world_b.x1) / 2));
+
+    // A pan moves both panes; a zoom at a point of one pane zooms the other at the same place.
+    m->show_side(0);
+    const double a_before = m->camera().cx, zoom_before = m->camera().zoom;
+    m->show_side(1);
+    const double b_before = m->camera().cx;
+    m->pan(40, 0);
+    CHECK(m->camera().cx == Approx(b_before - 40 / m->camera().zoom));
+    m->show_side(0);
+    CHECK(m->camera().cx == Approx(a_before - 40 / m->camera().zoom));
+    m->zoom_at({(left.x0 + left.x1) / 2, (left.y0 + left.y1) / 2}, 1.5);
+    CHECK(m->camera().zoom == Approx(zoom_before * 1.5));
+    m->show_side(1);
+    CHECK(m->camera().zoom == Approx(zoom_before * 1.5));
+
+    // Folds follow: expanding a's layers 3-4 expands b's.
+    m->show_side(0);
+    REQUIRE(m->expand_layers("3-4").ok());
+    m->show_side(1);
+    auto has_row = [&](const std::string& title) {
+        const auto& rows = m->scene()->rows();
+        return std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return !r.folded && r.title.rfind(title, 0) == 0; });
+    };
+    CHECK(has_row("layer 3 "));
+    CHECK(has_row("layer 4 "));
+    CHECK_FALSE(has_row("layer 5 "));
+    // Back to one pane.
+    m->set_side_by_side(false);
+    DrawList back;
+    m->frame(test::screen, back);
+    CHECK(back.count(PrimKind::clip) == 0);
+}
+
 TEST_CASE("viewer model: a file that changes is reloaded, one that breaks is reported and the old kept", "[viewer][reload]") {
     test::TempDir dir;
     std::string path = dir.file("plan.json");

@@ -136,6 +136,25 @@ TEST_CASE("viewer window: two arms show the diff's colours and counts", "[viewer
     CHECK(r.image.count(viewer::parse_hex(legend["added"])) > 100);
     CHECK(r.image.count(viewer::parse_hex(legend["changed"])) > 100);
     CHECK(std::string(r.state["inspector"]).find("[diff: added]") == 0);
+
+    // Both side by side: the divider between the panes, and the diff's colours in each half.
+    auto both = view(dir, seed() + " --diff " + quote(dir.file("ms64.json")) + " --side both --select l0.kda.q");
+    INFO(test::show(both.run));
+    REQUIRE(both.run.exit == 0);
+    CHECK(both.state["side_by_side"] == true);
+    CHECK(both.image.count(viewer::rgba(214, 214, 222)) > 2000);  // 6 px down the canvas
+    auto in_half = [&](viewer::Rgba c, bool right) {
+        std::size_t n = 0;
+        const int middle = 400;  // well inside the left pane of the 1600-px window's canvas
+        for (int y = 0; y < both.image.height; ++y)
+            for (int x = right ? 700 : 0; x < (right ? 1100 : middle); ++x) {
+                const auto* p = &both.image.rgba[(static_cast<std::size_t>(y) * static_cast<std::size_t>(both.image.width) + static_cast<std::size_t>(x)) * 4];
+                n += p[0] == (c & 0xff) && p[1] == ((c >> 8) & 0xff) && p[2] == ((c >> 16) & 0xff);
+            }
+        return n;
+    };
+    CHECK(in_half(viewer::parse_hex(legend["changed"]), false) > 100);
+    CHECK(in_half(viewer::parse_hex(legend["changed"]), true) > 100);
 }
 
 TEST_CASE("viewer window: a corrupt file shows its problems and keeps the window and the open plan", "[viewer][window]") {
@@ -169,6 +188,10 @@ TEST_CASE("viewer window: kbp view starts kbp-view, bad options exit 1", "[viewe
     int status = std::system(cmd.c_str());
     CHECK(WEXITSTATUS(status) == 1);
     CHECK(test::slurp(dir.file("e.txt")).find("unknown mode 'purple'") != std::string::npos);
+    cmd = quote(KBP_VIEW_PATH) + " --side left >/dev/null 2>" + quote(dir.file("e.txt"));
+    status = std::system(cmd.c_str());
+    CHECK(WEXITSTATUS(status) == 1);
+    CHECK(test::slurp(dir.file("e.txt")).find("--side takes a, b or both") != std::string::npos);
 }
 
 TEST_CASE("viewer window: the benchmark's frames stay under 60,000 vertices", "[viewer][window][bench]") {

@@ -104,6 +104,7 @@ private:
         started_actions_done_ = true;
         if (o_.color) model_.set_color_mode(*o_.color);
         if (o_.side && *o_.side == "b") model_.show_side(1);
+        if (o_.side && *o_.side == "both") model_.set_side_by_side(true);
         if (o_.expand)
             if (auto s = model_.expand_layers(*o_.expand); !s) std::cerr << "kbp-view: --expand: " << s.error().text() << "\n";
         if (o_.find) {
@@ -115,7 +116,7 @@ private:
             if (auto s = model_.select_id(*o_.select); !s) std::cerr << "kbp-view: --select: " << s.error().text() << "\n";
         if (o_.zoom) {
             if (model_.selection().kind != SelectionKind::none) {
-                model_.camera().zoom = *o_.zoom;  // the camera keeps following the selection
+                model_.set_zoom_level(*o_.zoom);  // the camera keeps following the selection
             } else if (const Scene* sc = model_.scene()) {
                 const Box& b = sc->bounds();
                 model_.set_zoom(*o_.zoom, {(b.x0 + b.x1) / 2, b.y0 + (b.y1 - b.y0) / 2});

@@ -92,7 +92,7 @@ Result<Options> parse_options(int argc, char** argv) {
     }
     if (o.panel && *o.panel != "inspector" && *o.panel != "find" && *o.panel != "overview" && *o.panel != "diff" && *o.panel != "help")
         return usage("--panel takes inspector, find, overview, diff or help");
-    if (o.side && *o.side != "a" && *o.side != "b") return usage("--side takes a or b");
+    if (o.side && *o.side != "a" && *o.side != "b" && *o.side != "both") return usage("--side takes a, b or both");
     if (o.bench_layers && o.plans.empty()) return usage("--bench-layers needs a PLAN whose templates it repeats");
     return o;
 }

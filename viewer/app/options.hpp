@@ -17,7 +17,7 @@ struct Options {
     std::optional<std::string> select;         // a node id
     std::optional<std::string> find;           // a find query
     std::optional<std::string> panel;          // inspector, find, overview, diff, help
-    std::optional<std::string> side;           // "a" or "b": which plan the canvas shows
+    std::optional<std::string> side;           // "a" or "b": which plan the canvas shows; "both": side by side
     std::optional<std::string> screenshot;     // OUT.png
     std::optional<std::string> dump_state;     // FILE (JSON)
     std::optional<double> zoom;                // pixels per point, centred on the selection or the plan
@@ -31,8 +31,8 @@ struct Options {
 
 inline constexpr const char* usage_text =
     "usage: kbp-view [PLAN [PLAN2]] [--diff PLAN2] [--color MODE] [--expand all|LAYERS] [--select ID]\n"
-    "                [--find QUERY] [--panel inspector|find|overview|diff|help] [--side a|b] [--zoom Z]\n"
-    "                [--screenshot OUT.png [--frames N] [--size WxH]] [--dump-state FILE]\n"
+    "                [--find QUERY] [--panel inspector|find|overview|diff|help] [--side a|b|both]\n"
+    "                [--zoom Z] [--screenshot OUT.png [--frames N] [--size WxH]] [--dump-state FILE]\n"
     "                [--bench-frames N [--bench-layers N]] [--quick-layout]\n\n"
     "The desktop viewer of kbp plans (kbp-graph/v2): the plan top to bottom, layers folded into their\n"
     "templates ('kda+moe x 31', click the badge to expand), fused groups as boxes with their rule,\n"
@@ -44,6 +44,8 @@ inline constexpr const char* usage_text =
     "                     compute, where, state, bytes, bound (roofline, when the target is known), diff\n"
     "  --expand           all, or layers to show on their own: 3, 3-7, 0-2,9\n"
     "  --select ID        select an op (l3.dsa.q_a) and centre on it; the inspector shows it\n"
+    "  --side S           the plan the canvas shows: a, b, or both side by side (b's pane follows a's\n"
+    "                     pan, zoom, folds and selection)\n"
     "  --zoom Z           start at Z pixels per point (1 = labels full size), centred on the selection\n"
     "  --screenshot FILE  render headless (under Xvfb: xvfb-run -a kbp-view ...) and write a PNG:\n"
     "                     after loads and layouts finish, N more frames (--frames, default 3) at\n"
@@ -53,7 +55,7 @@ inline constexpr const char* usage_text =
     "                     --bench-layers N replaces the plan by its templates over N layers\n"
     "  --quick-layout     do not run dot (boxes placed by rank only)\n\n"
     "Keys: / find, n / N next / previous result, f fit, e expand or fold all, d show the other plan,\n"
-    "c next colour, Esc clear selection; wheel zooms at the cursor, drag pans, click selects.\n"
+    "s both plans side by side, c next colour, Esc clear selection; wheel zooms at the cursor, drag pans, click selects.\n"
     "Exit: 0 ok, 1 usage error, 3 screenshot or state not written, 4 no display or OpenGL.\n";
 
 Result<Options> parse_options(int argc, char** argv);

@@ -101,6 +101,8 @@ void Ui::menu(ViewModel& model) {
         ImGui::Separator();
         if (ImGui::MenuItem("Show plan a", nullptr, model.shown_side() == 0, model.document(0) != nullptr)) model.show_side(0);
         if (ImGui::MenuItem("Show plan b", "D", model.shown_side() == 1, model.document(1) != nullptr)) model.show_side(1);
+        if (ImGui::MenuItem("Both side by side", "S", model.side_by_side(), model.document(1) != nullptr))
+            model.set_side_by_side(!model.side_by_side());
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("Colour by")) {
@@ -169,6 +171,10 @@ FrameFigures Ui::canvas(ViewModel& model, float x, float y, float w, float h) {
                 dl->AddText(canvas_font_, p.size, {p.box.x0, p.box.y0}, p.color, t.data(), t.data() + t.size());
                 break;
             }
+            case PrimKind::clip:  // a pane of the canvas (side by side): within the canvas
+                dl->PopClipRect();
+                dl->PushClipRect({std::max(x, p.box.x0), std::max(y, p.box.y0)}, {std::min(x + w, p.box.x1), std::min(y + h, p.box.y1)}, true);
+                break;
         }
     }
     if (!model.document(model.shown_side())) {
@@ -515,6 +521,9 @@ void Ui::diff_panel(ViewModel& model) {
     if (ImGui::RadioButton("show a", side == 0)) model.show_side(0);
     ImGui::SameLine();
     if (ImGui::RadioButton("show b (d)", side == 1)) model.show_side(1);
+    ImGui::SameLine();
+    bool both = model.side_by_side();
+    if (ImGui::Checkbox("side by side (s)", &both)) model.set_side_by_side(both);
     if (!d) return;
     if (d->equal()) {
         ImGui::TextUnformatted("The plans are equal.");
@@ -568,6 +577,7 @@ void Ui::help() {
         {"f", "fit the plan to the window"},
         {"e", "expand every layer, or fold them all back"},
         {"d", "show the other plan of a diff"},
+        {"s", "both plans of a diff side by side"},
         {"c", "next colour mode"},
         {"Esc", "clear the selection"},
         {"wheel", "zoom at the cursor"},
@@ -683,6 +693,7 @@ void Ui::keys(ViewModel& model) {
         else model.expand_all();
     }
     if (ImGui::IsKeyPressed(GLFW_KEY_D) && model.document(1)) model.show_side(1 - model.shown_side());
+    if (ImGui::IsKeyPressed(GLFW_KEY_S) && model.document(1)) model.set_side_by_side(!model.side_by_side());
     if (ImGui::IsKeyPressed(GLFW_KEY_C)) {
         auto m = static_cast<std::size_t>(model.color_mode());
         model.set_color_mode(all_color_modes[(m + 1) % std::size(all_color_modes)]);

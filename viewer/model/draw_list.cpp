@@ -43,6 +43,8 @@ void DrawList::text(Vec2 at, float size, Rgba color, std::string_view text) {
     chars_.append(text);
 }
 
+void DrawList::clip(const Box& b) { prims_.push_back({PrimKind::clip, 0, 0, 0, b, 0, 0, false}); }
+
 std::size_t DrawList::count(PrimKind kind) const {
     return static_cast<std::size_t>(std::count_if(prims_.begin(), prims_.end(), [&](const Prim& p) { return p.kind == kind; }));
 }
@@ -65,6 +67,7 @@ std::size_t DrawList::estimated_vertices() const {
             case PrimKind::text:
                 for (char c : text_of(p)) n += c != ' ' && (static_cast<unsigned char>(c) & 0xc0) != 0x80 ? 4 : 0;
                 break;
+            case PrimKind::clip: break;
         }
     }
     return n;

@@ -11,7 +11,9 @@
 
 namespace kbp::viewer {
 
-enum class PrimKind : std::uint8_t { fill_rect, rect, line, polyline, fill_poly, text };
+// clip: what follows is drawn inside `box` only (the window clips to it; two panes side by side
+// each keep to their own).
+enum class PrimKind : std::uint8_t { fill_rect, rect, line, polyline, fill_poly, text, clip };
 
 struct Prim {
     PrimKind kind = PrimKind::fill_rect;
@@ -32,6 +34,7 @@ public:
     void polyline(const Vec2* points, std::size_t count, Rgba color, float thickness, bool closed = false);
     void fill_poly(const Vec2* points, std::size_t count, Rgba color);  // convex
     void text(Vec2 at, float size, Rgba color, std::string_view text);
+    void clip(const Box& b);
 
     const std::vector<Prim>& prims() const { return prims_; }
     const Vec2* points(const Prim& p) const { return points_.data() + p.first; }

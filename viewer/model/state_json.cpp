@@ -20,6 +20,7 @@ std::string ViewModel::state_json(const FrameStats& last) const {
                              {"units", d->units().size()}});
     o["files"] = std::move(files);
     o["shown"] = shown_ == 0 ? "a" : "b";
+    o["side_by_side"] = side_by_side();
     J errors = J::array();
     for (const auto& e : errors_) errors.push_back({{"message", e.failure.message}, {"problems", e.failure.problems}});
     o["errors"] = std::move(errors);

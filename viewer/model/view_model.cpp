@@ -186,8 +186,15 @@ bool ViewModel::settle(double seconds) {
     return false;
 }
 
-FrameContext ViewModel::context(const Side& s, const Box& viewport) const {
+FrameContext ViewModel::context(int side, const Box& viewport) const {
+    const Side& s = sides_[side];
     FrameContext f{*s.doc, *s.scene, *s.colours, s.camera, viewport, metrics_, {}, 14};
+    if (side != shown_) {
+        // The other pane marks the selected op by its id, when it has one of that id.
+        if (selection_.kind == SelectionKind::node && shown().doc)
+            f.highlights.node = s.doc->find_node(shown().doc->plan().nodes[static_cast<std::size_t>(selection_.index)].id);
+        return f;
+    }
     if (selection_.kind == SelectionKind::node) f.highlights.node = selection_.index;
     if (selection_.kind == SelectionKind::edge) f.highlights.edge = selection_.index;
     if (selection_.kind == SelectionKind::group) f.highlights.group = selection_.index;
@@ -199,20 +206,22 @@ FrameContext ViewModel::context(const Side& s, const Box& viewport) const {
 FrameStats ViewModel::frame(const Box& viewport, DrawList& out) {
     out.clear();
     viewport_ = viewport;
+    if (side_by_side()) return frame_side_by_side(out);
     Side& s = shown();
     if (!s.doc || !s.scene) return {};
     if (s.auto_fit) s.camera.fit(s.scene->bounds(), viewport);
-    return build_frame(context(s, viewport), out);
+    return build_frame(context(shown_, viewport), out);
 }
 
 Hit ViewModel::hit(Vec2 screen) const {
-    const Side& s = shown();
+    const int side = side_at(screen);
+    const Side& s = sides_[side];
     if (!s.doc || !s.scene) return {};
-    return hit_test(context(s, viewport_), screen);
+    return hit_test(context(side, pane(side)), screen);
 }
 
 std::string ViewModel::tooltip(Vec2 screen) const {
-    const Side& s = shown();
+    const Side& s = sides_[side_at(screen)];
     Hit h = hit(screen);
     if (h.kind == HitKind::none) return "";
     const auto& plan = s.doc->plan();
@@ -274,23 +283,32 @@ const Scene* ViewModel::scene() const { return shown().scene.get(); }
 
 void ViewModel::fit() {
     follow_ = false;
-    shown().auto_fit = true;
+    for (int side = 0; side < 2; ++side)
+        if (side == shown_ || side_by_side()) sides_[side].auto_fit = true;
 }
 
 void ViewModel::pan(float dx, float dy) {
     follow_ = false;
-    shown().auto_fit = false;
-    shown().camera.pan(dx, dy);
+    for (int side = 0; side < 2; ++side)
+        if (side == shown_ || side_by_side()) {
+            sides_[side].auto_fit = false;
+            sides_[side].camera.pan(dx, dy);
+        }
 }
 
 void ViewModel::zoom_at(Vec2 screen, double factor) {
-    Side& s = shown();
-    if (!s.scene) return;
-    s.auto_fit = false;
-    follow_ = false;
-    Camera fitted;
-    fitted.fit(s.scene->bounds(), viewport_);
-    s.camera.zoom_at(screen, factor, viewport_, std::max(1e-6, fitted.zoom * 0.5));
+    // Side by side, each pane zooms at the same place of itself as the one under the cursor.
+    const Box& at = pane(side_at(screen));
+    for (int side = 0; side < 2; ++side) {
+        Side& s = sides_[side];
+        if (!(side == shown_ || side_by_side()) || !s.scene) continue;
+        s.auto_fit = false;
+        follow_ = false;
+        const Box p = pane(side);
+        Camera fitted;
+        fitted.fit(s.scene->bounds(), p);
+        s.camera.zoom_at({screen.x - at.x0 + p.x0, screen.y - at.y0 + p.y0}, factor, p, std::max(1e-6, fitted.zoom * 0.5));
+    }
 }
 
 void ViewModel::set_zoom(double zoom, Vec2 centre) {
@@ -300,6 +318,22 @@ void ViewModel::set_zoom(double zoom, Vec2 centre) {
     s.camera.zoom = zoom;
     s.camera.cx = centre.x;
     s.camera.cy = centre.y;
+    if (side_by_side()) {
+        // The other pane: the same zoom, on the selected op when it has it.
+        Side& other = sides_[1 - shown_];
+        other.auto_fit = false;
+        other.camera.zoom = zoom;
+        centre_other_on_selection();
+    }
+}
+
+void ViewModel::set_zoom_level(double zoom) {
+    for (int side = 0; side < 2; ++side)
+        if (side == shown_ || side_by_side()) {
+            sides_[side].auto_fit = false;
+            sides_[side].camera.zoom = zoom;
+        }
+    if (follow_) centre_on_selection(0);
 }
 
 void ViewModel::rebuild_scene(int side) {
@@ -308,6 +342,7 @@ void ViewModel::rebuild_scene(int side) {
     s.scene = std::make_unique<Scene>(*s.doc, s.units, s.expanded);
     if (!s.colours) recolour(side);
     if (follow_ && side == shown_) centre_on_selection(0);
+    else if (follow_ && side_by_side()) centre_other_on_selection();
 }
 
 void ViewModel::recolour(int side) {
@@ -321,12 +356,14 @@ void ViewModel::expand_all() {
     Side& s = shown();
     std::fill(s.expanded.begin(), s.expanded.end(), 1);
     rebuild_scene(shown_);
+    mirror_folds(shown_);
 }
 
 void ViewModel::fold_all() {
     Side& s = shown();
     std::fill(s.expanded.begin(), s.expanded.end(), 0);
     rebuild_scene(shown_);
+    mirror_folds(shown_);
 }
 
 bool ViewModel::all_expanded() const {
@@ -346,6 +383,7 @@ Status ViewModel::expand_layers(const std::string& layers) {
     for (auto l : *list)
         if (auto i = s.doc->instance_of_layer(l); i >= 0) s.expanded[static_cast<std::size_t>(i)] = 1;
     rebuild_scene(shown_);
+    mirror_folds(shown_);
     return Ok{};
 }
 
@@ -362,11 +400,13 @@ void ViewModel::toggle_row(std::int32_t r) {
     s.auto_fit = false;
     follow_ = false;
     s.camera.cy += now.box.y0 - before;
+    mirror_folds(shown_);
 }
 
 // ---- input -------------------------------------------------------------------------------------
 
 void ViewModel::click(Vec2 screen) {
+    focus_pane_at(screen);
     Side& s = shown();
     if (!s.scene) return;
     Hit h = hit(screen);
@@ -393,12 +433,13 @@ void ViewModel::click(Vec2 screen) {
 }
 
 void ViewModel::double_click(Vec2 screen) {
+    focus_pane_at(screen);
     Side& s = shown();
     Hit h = hit(screen);
     if (h.kind == HitKind::row || h.kind == HitKind::badge) {
         s.auto_fit = false;
         follow_ = false;
-        s.camera.fit(s.scene->rows()[static_cast<std::size_t>(h.row)].box, viewport_);
+        s.camera.fit(s.scene->rows()[static_cast<std::size_t>(h.row)].box, pane(shown_));
     }
 }
 
@@ -422,6 +463,7 @@ void ViewModel::centre_on_selection(double min_zoom) {
     if (sel.kind == SelectionKind::group) node = plan.groups[static_cast<std::size_t>(sel.index)].nodes.front();
     Place p = s.scene->place_of_node(static_cast<std::size_t>(node));
     if (p.row >= 0) centre_on(s.scene->node_box(p), min_zoom);
+    if (side_by_side()) centre_other_on_selection();
 }
 
 Status ViewModel::select_id(const std::string& id, bool centre) {

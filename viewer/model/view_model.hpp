@@ -79,6 +79,16 @@ public:
     Hit hit(Vec2 screen) const;
     std::string tooltip(Vec2 screen) const;
 
+    // ---- side by side ----
+    // With two plans open, both at once: a in the left pane, b in the right, panned, zoomed and
+    // folded together, the selected op marked in both (matched by id). Input goes to the pane
+    // under the cursor, whose plan becomes the shown one (inspector, find). With one plan open
+    // the canvas is one pane whatever this says.
+    void set_side_by_side(bool on);
+    bool side_by_side() const { return side_by_side_ && sides_[0].doc && sides_[1].doc; }
+    // Where a side is drawn: its half of the canvas side by side, else the whole canvas.
+    Box pane(int side) const;
+
     // ---- view ----
     ColorMode color_mode() const { return color_; }
     void set_color_mode(ColorMode mode);
@@ -88,6 +98,8 @@ public:
     void pan(float dx, float dy);
     void zoom_at(Vec2 screen, double factor);
     void set_zoom(double zoom, Vec2 world_centre);  // benchmarks
+    // The zoom alone (both panes side by side), the centre kept and a selection still followed.
+    void set_zoom_level(double zoom);
     const Scene* scene() const;
 
     // Folding (of the shown plan).
@@ -157,6 +169,7 @@ private:
     std::uint64_t next_generation_ = 1;
     ColorMode color_ = ColorMode::precision;
     bool color_chosen_ = false;  // the user picked a mode: a new diff does not switch to diff
+    bool side_by_side_ = false;
     Selection selection_;
     bool follow_ = false;  // keep the selection centred while layouts settle, until the user moves
     std::vector<InspectorSection> inspector_;
@@ -183,7 +196,16 @@ private:
     void start_why();
     void centre_on(const Box& world, double min_zoom);
     void centre_on_selection(double min_zoom);
-    FrameContext context(const Side& s, const Box& viewport) const;
+    FrameContext context(int side, const Box& viewport) const;
+    // The side whose pane holds `screen` (the shown one unless side by side).
+    int side_at(Vec2 screen) const;
+    // Side by side: input at `screen` goes to that pane's plan, which becomes the shown one.
+    void focus_pane_at(Vec2 screen);
+    FrameStats frame_side_by_side(DrawList& out);
+    // The folds of `from`'s layers given to the same layers of the other side.
+    void mirror_folds(int from);
+    // The other side's camera centred on the op the selection names there (same id).
+    void centre_other_on_selection();
 };
 
 }  // namespace kbp::viewer
