@@ -35,7 +35,7 @@ std::optional<schema::Blueprint> load_side(const std::string& file, int& code) {
 
 int run_diff(int argc, char** argv) {
     int code = 0;
-    auto args = parse_command("diff", argc, argv, {{"--json", ""}, {"--output", "-o", true}, {"--max-items", "", true}}, 2, 2, code);
+    auto args = parse_command("diff", argc, argv, {{"--json", ""}, {"--output", "-o", true}, {"--max-items", "", true}, {"--each-layer", ""}}, 2, 2, code);
     if (!args) return code == 0 ? 0 : exit_trouble;
     std::size_t max_items = 40;
     if (auto v = args->value("--max-items")) {
@@ -54,7 +54,7 @@ int run_diff(int argc, char** argv) {
 
     auto d = diff::diff_plans(*a, *b);
     std::string text = args->flag("--json") ? diff::diff_json(d, *a, *b, file_a, file_b)
-                                            : diff::diff_text(d, file_a, file_b, max_items);
+                                            : diff::diff_text(d, file_a, file_b, max_items, !args->flag("--each-layer"));
     if (auto s = write_file_atomic(args->value("--output").value_or("-"), text); !s) return report(s.error());
     return d.equal() ? exit_equal : exit_different;
 }

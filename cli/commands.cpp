@@ -155,14 +155,16 @@ const std::array<Command, 13> table{{
      "Exit: 0 ok, 1 usage error, 2 invalid plan, 3 output not written, 4 too large or not rendered.\n",
      run_render},
     {"diff", "what changed between two plans",
-     "usage: kbp diff A B [--json] [-o OUT] [--max-items N]\n\n"
+     "usage: kbp diff A B [--json] [-o OUT] [--max-items N] [--each-layer]\n\n"
      "Matches the nodes of plans A and B by id, their groups by the first node of each, their edges\n"
      "by tensor and ends, and reports what was added, removed and changed: every field that differs\n"
      "(formats, kernel, family, steps, group rule and members, bytes per token in and out, ...) with\n"
      "its old and new value, and the totals that moved (kernel launches, quantization points, bytes\n"
      "per token between kernels, ...). --json writes the same as kbp-diff/v1 JSON\n"
      "(diff/kbp-diff-v1.schema.json); --max-items lists at most N items of each kind (default 40,\n"
-     "0 = all) in the report. The same two plans always give the same bytes.\n"
+     "0 = all) in the report. The report lists a change made the same way in several layers once,\n"
+     "with those layers ('~ l*.attn.q  in 36 layers: 0-35'; ids relative to the layer, l*+1 the next);\n"
+     "--each-layer lists every layer's items on their own. The same two plans always give the same bytes.\n"
      "Exit (as diff and cmp): 0 equal, 1 different, 2 trouble (usage error, unreadable or invalid\n"
      "plan), 3 output not written. A CI job can guard a plan: kbp diff expected.json new.json.\n",
      run_diff},

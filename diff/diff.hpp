@@ -61,9 +61,10 @@ Counts count(const std::vector<ItemChange>& items);
 std::string shown_value(const std::string& json);
 
 // Human-readable report: the totals that moved, then each kind of item, at most `max_items` of
-// each listed (0 = all).
+// each listed (0 = all). With `fold`, a change made the same way in several layers is listed once
+// with those layers ("~ l*.attn.q  in 36 layers: 0-35", ids relative to the layer: "l*+1.x").
 std::string diff_text(const PlanDiff& d, const std::string& name_a, const std::string& name_b,
-                      std::size_t max_items = 40);
+                      std::size_t max_items = 40, bool fold = true);
 
 // kbp-diff/v1 JSON (diff/kbp-diff-v1.schema.json), pretty, ending in a newline.
 std::string diff_json(const PlanDiff& d, const schema::Blueprint& a, const schema::Blueprint& b,

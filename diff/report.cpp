@@ -1,10 +1,13 @@
 // The two ways a diff is written: a report for people (diff_text) and kbp-diff/v1 JSON for
 // scripts (diff_json). Both list items in the diff's order, so the same plans give the same bytes.
 #include <cstdio>
+#include <map>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "diff/diff.hpp"
+#include "schema/stats.hpp"
 
 namespace kbp::diff {
 namespace {
@@ -41,26 +44,104 @@ char mark(ChangeKind s) {
     return '~';
 }
 
-void section(std::string& out, const char* title, const std::vector<ItemChange>& items, std::size_t max_items) {
+// ---- one change made in many layers, listed once ----------------------------------------------
+//
+// A recipe or an arm changes the same ops of every layer the same way: a 36-layer model's diff
+// was 36 copies of each change. The report lists a change once with the layers it is made in when
+// the items differ only by their layer: every id in the key and in the field values is read
+// relative to the item's layer ("l7.attn.q" in layer 7 is "l*.attn.q"; "l8.x" is "l*+1.x").
+
+// Where a layer prefix "l<digits>." starts a name (at the start, or after a quote, space, bracket
+// or comma): its number and the index after the '.'.
+struct LayerRef {
+    std::size_t begin = 0, end = 0;
+    std::int64_t layer = 0;
+};
+std::optional<LayerRef> next_layer_ref(const std::string& s, std::size_t from) {
+    for (std::size_t i = from; i + 2 < s.size(); ++i) {
+        if (s[i] != 'l' || (i > 0 && s[i - 1] != '"' && s[i - 1] != ' ' && s[i - 1] != '[' && s[i - 1] != ',')) continue;
+        std::size_t j = i + 1;
+        std::int64_t n = 0;
+        while (j < s.size() && j - i <= 9 && s[j] >= '0' && s[j] <= '9') n = n * 10 + (s[j++] - '0');
+        if (j > i + 1 && j < s.size() && s[j] == '.') return LayerRef{i, j + 1, n};
+    }
+    return std::nullopt;
+}
+
+// `s` with every layer prefix written relative to `base`: "l*.", "l*+1.", "l*-2.".
+std::string relative_to(const std::string& s, std::int64_t base) {
+    std::string out;
+    std::size_t at = 0;
+    while (auto ref = next_layer_ref(s, at)) {
+        out.append(s, at, ref->begin - at);
+        const std::int64_t d = ref->layer - base;
+        out += d == 0 ? "l*." : "l*" + signed_text(d) + ".";
+        at = ref->end;
+    }
+    return out.append(s, at, std::string::npos);
+}
+
+// Items that are one change made in several layers.
+struct Folded {
+    const ItemChange* first = nullptr;
+    std::string key;                  // relative to the layer ("l*.attn.q"), or the item's own key
+    std::vector<FieldChange> fields;  // likewise
+    std::vector<std::int64_t> layers;  // empty: not in a layer
+};
+
+std::vector<Folded> fold_layers(const std::vector<ItemChange>& items) {
+    std::vector<Folded> out;
+    std::map<std::string, std::size_t> by_signature;  // status, key and fields, relative -> entry
+    for (const auto& item : items) {
+        auto ref = next_layer_ref(item.key, 0);
+        if (!ref || ref->begin != 0) {
+            out.push_back({&item, item.key, item.fields, {}});
+            continue;
+        }
+        Folded f{&item, relative_to(item.key, ref->layer), {}, {ref->layer}};
+        std::string signature = std::string(status_name(item.status)) + "\n" + f.key;
+        for (const auto& field : item.fields) {
+            f.fields.push_back({field.field, relative_to(field.before, ref->layer), relative_to(field.after, ref->layer)});
+            signature += "\n" + field.field + "\n" + f.fields.back().before + "\n" + f.fields.back().after;
+        }
+        auto [it, fresh] = by_signature.try_emplace(signature, out.size());
+        if (fresh) out.push_back(std::move(f));
+        else out[it->second].layers.push_back(ref->layer);
+    }
+    // One layer alone reads best as itself.
+    for (auto& f : out)
+        if (f.layers.size() == 1) {
+            f.key = f.first->key;
+            f.fields = f.first->fields;
+            f.layers.clear();
+        }
+    return out;
+}
+
+void section(std::string& out, const char* title, const std::vector<ItemChange>& items, std::size_t max_items, bool fold) {
     auto c = count(items);
     out += std::string(title) + ": " + std::to_string(c.added) + " added, " + std::to_string(c.removed) + " removed, " +
            std::to_string(c.changed) + " changed\n";
+    std::vector<Folded> entries;
+    if (fold) entries = fold_layers(items);
+    else
+        for (const auto& item : items) entries.push_back({&item, item.key, item.fields, {}});
     std::size_t shown = 0;
-    for (const auto& item : items) {
+    for (const auto& e : entries) {
         if (max_items && shown == max_items) {
-            out += "  ... and " + std::to_string(items.size() - shown) + " more (--max-items 0 lists all)\n";
+            out += "  ... and " + std::to_string(entries.size() - shown) + " more (--max-items 0 lists all)\n";
             break;
         }
         ++shown;
         out += "  ";
-        out += mark(item.status);
-        out += " " + item.key;
-        if (item.status != ChangeKind::changed) {
-            out += " (" + std::string(status_name(item.status)) + ")\n";
-            continue;
-        }
+        out += mark(e.first->status);
+        out += " " + e.key;
+        if (e.first->status != ChangeKind::changed) out += " (" + std::string(status_name(e.first->status)) + ")";
+        if (!e.layers.empty())
+            out += "  in " + std::to_string(e.layers.size()) + " layers: " + schema::ranges_text(e.layers);
         out += "\n";
-        for (const auto& f : item.fields) out += "      " + field_text(f) + "\n";
+        if (e.first->status == ChangeKind::changed)
+            for (const auto& f : e.fields) out += "      " + field_text(f) + "\n";
     }
 }
 
@@ -97,7 +178,7 @@ J side_json(const schema::Blueprint& b, const std::string& name) {
 
 }  // namespace
 
-std::string diff_text(const PlanDiff& d, const std::string& name_a, const std::string& name_b, std::size_t max_items) {
+std::string diff_text(const PlanDiff& d, const std::string& name_a, const std::string& name_b, std::size_t max_items, bool fold) {
     std::string out = "a: " + name_a + "\nb: " + name_b + "\n";
     if (d.equal()) return out + "the plans are equal\n";
     for (const auto& f : d.plan) out += "plan " + field_text(f) + "\n";
@@ -111,9 +192,9 @@ std::string diff_text(const PlanDiff& d, const std::string& name_a, const std::s
                       static_cast<long long>(t.after), signed_text(t.after - t.before).c_str());
         out += line;
     }
-    section(out, "nodes", d.nodes, max_items);
-    section(out, "groups", d.groups, max_items);
-    section(out, "edges", d.edges, max_items);
+    section(out, "nodes", d.nodes, max_items, fold);
+    section(out, "groups", d.groups, max_items, fold);
+    section(out, "edges", d.edges, max_items, fold);
     return out;
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "diff/diff.hpp"
 #include "schema/stats.hpp"
@@ -198,4 +199,65 @@ TEST_CASE("diff: reports are the same bytes every time and name the totals that 
     auto all = diff::diff_text(d1, "a.json", "b.json", 0);
     CHECK(all.find("more (--max-items") == std::string::npos);
     CHECK(std::count(all.begin(), all.end(), '\n') > std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST_CASE("diff: the report lists a change made the same way in several layers once, with its layers", "[diff][fold]") {
+    auto changed = [](std::string key, std::vector<diff::FieldChange> fields) {
+        return diff::ItemChange{ChangeKind::changed, std::move(key), 0, 0, std::move(fields)};
+    };
+    diff::PlanDiff d;
+    d.totals.push_back({"launches", 10, 12});
+    const diff::FieldChange kernel{"kernel", "\"gemv::bf16\"", "\"fp8_gemv::rowscale\""};
+    d.nodes = {
+        changed("embed.tok", {kernel}),
+        changed("l3.attn.o", {kernel, {"group/members", "[\"l3.attn.o\"]", "[\"l3.attn.a_quant\",\"l3.attn.o\"]"}}),
+        changed("l5.attn.o", {kernel, {"group/members", "[\"l5.attn.o\"]", "[\"l5.attn.a_quant\",\"l5.attn.o\"]"}}),
+        changed("l6.attn.o", {kernel, {"group/members", "[\"l6.attn.o\"]", "[\"l6.attn.a_quant\",\"l6.attn.o\"]"}}),
+        // Another kernel in layer 7: a change of its own.
+        changed("l7.attn.o", {{"kernel", "\"gemv::bf16\"", "\"w4a16::gemv\""}, {"group/members", "[\"l7.attn.o\"]", "[\"l7.attn.a_quant\",\"l7.attn.o\"]"}}),
+        // A kernel whose name holds "l2." is not a layer.
+        changed("head.lm", {{"kernel", "\"gemv::bf16\"", "\"gemv::l2.norm\""}}),
+        {ChangeKind::added, "l3.attn.a_quant", std::nullopt, 3, {}},
+        {ChangeKind::added, "l4.attn.a_quant", std::nullopt, 4, {}},
+        {ChangeKind::added, "l5.attn.a_quant", std::nullopt, 5, {}},
+    };
+    // An edge to the next layer: ids relative to the edge's first layer.
+    d.edges = {{ChangeKind::added, "l3.out: l3.mlp.down -> l4.attn.norm", std::nullopt, 1, {}},
+               {ChangeKind::added, "l9.out: l9.mlp.down -> l10.attn.norm", std::nullopt, 2, {}}};
+    auto text = diff::diff_text(d, "a", "b", 0);
+    INFO(text);
+    CHECK(text.find("  ~ l*.attn.o  in 3 layers: 3, 5, 6\n"
+                    "      kernel: gemv::bf16 -> fp8_gemv::rowscale\n"
+                    "      group/members: [\"l*.attn.o\"] -> [\"l*.attn.a_quant\",\"l*.attn.o\"]\n") != std::string::npos);
+    CHECK(text.find("  ~ l7.attn.o\n      kernel: gemv::bf16 -> w4a16::gemv\n") != std::string::npos);
+    CHECK(text.find("  ~ embed.tok\n") != std::string::npos);
+    CHECK(text.find("  ~ head.lm\n      kernel: gemv::bf16 -> gemv::l2.norm\n") != std::string::npos);
+    CHECK(text.find("  + l*.attn.a_quant (added)  in 3 layers: 3-5\n") != std::string::npos);
+    CHECK(text.find("  + l*.out: l*.mlp.down -> l*+1.attn.norm (added)  in 2 layers: 3, 9\n") != std::string::npos);
+    // The counts are the items', not the lines'.
+    CHECK(text.find("nodes: 3 added, 0 removed, 6 changed\n") != std::string::npos);
+    // --max-items counts what is listed.
+    CHECK(diff::diff_text(d, "a", "b", 2).find("... and 3 more") != std::string::npos);
+    // Layer by layer, as before.
+    auto each = diff::diff_text(d, "a", "b", 0, false);
+    CHECK(each.find("  ~ l5.attn.o\n") != std::string::npos);
+    CHECK(each.find("l*") == std::string::npos);
+}
+
+TEST_CASE("diff: the folded report of two arms accounts for every changed item", "[diff][fold]") {
+    const auto& a = test::glm_plan("decode", 1);
+    const auto& b = test::glm_plan("multi_seq", 64);
+    auto d = diff::diff_plans(a, b);
+    auto text = diff::diff_text(d, "a", "b", 0);
+    // Every listed entry stands for its layers' items (or one item): together, all of them.
+    std::size_t items = 0;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.size() < 4 || line[0] != ' ' || line[1] != ' ' || (line[2] != '+' && line[2] != '-' && line[2] != '~')) continue;
+        auto in = line.find("  in ");
+        items += in == std::string::npos ? 1 : std::stoul(line.substr(in + 5));
+    }
+    CHECK(items == d.nodes.size() + d.groups.size() + d.edges.size());
+    const auto each = diff::diff_text(d, "a", "b", 0, false);
+    CHECK(std::count(text.begin(), text.end(), '\n') < std::count(each.begin(), each.end(), '\n'));
 }

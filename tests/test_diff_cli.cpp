@@ -38,8 +38,13 @@ TEST_CASE("diff cli: equal plans exit 0, different plans exit 1", "[diff][cli]")
     CHECK(differ.exit == 1);
     CHECK(differ.err.empty());
     for (const char* text : {"plan arm/rows: 1 -> 64", "quantization points", "kernel launches", "nodes: ", "groups: ", "edges: ",
-                             "+ l0.kda.xn_quant (added)", "precision/activation: bf16 -> nvfp4/g16"})
+                             "+ l*.kda.xn_quant (added)  in ", "precision/activation: bf16 -> nvfp4/g16"})
         CHECK(differ.out.find(text) != std::string::npos);
+    // Layer by layer on request.
+    auto each = kbp_run(dir, "diff --each-layer --max-items 0 " + quote(dir.file("decode.json")) + " " + quote(dir.file("ms64.json")));
+    CHECK(each.exit == 1);
+    CHECK(each.out.find("+ l0.kda.xn_quant (added)\n") != std::string::npos);
+    CHECK(each.out.find("l*.") == std::string::npos);
 }
 
 TEST_CASE("diff cli: --json validates against its schema and is byte-stable", "[diff][cli]") {
