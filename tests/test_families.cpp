@@ -451,6 +451,111 @@ TEST_CASE("families: Nemotron-H's hybrid_override_pattern gives every layer one 
     CHECK(kbp::schema::validate(*no_bias).empty());
 }
 
+TEST_CASE("families: MiniMax-M2 plans vLLM's and transformers' module shapes: whole-projection q/k norms, partial rotary, 256 sigmoid-routed experts with a correction bias", "[families][config]") {
+    // The widths a node reads (its first non-index input) and writes.
+    auto in_width = [](const kbp::schema::Blueprint& b, const std::string& id) -> std::int64_t {
+        for (const auto& e : b.edges)
+            if (e.to >= 0 && b.nodes[static_cast<std::size_t>(e.to)].id == id && e.format.id != kbp::schema::FormatId::i32) return e.dim_value;
+        return 0;
+    };
+    auto group_of = [](const kbp::schema::Blueprint& b, const std::string& id) -> const kbp::schema::Group& {
+        return b.groups[static_cast<std::size_t>(node(b, id)->group)];
+    };
+    auto m2 = plan_of(request(sample("minimax-m2")));
+    REQUIRE(m2.layers.size() == 62);
+    for (const auto& l : m2.layers) {
+        CHECK(l.kind.name() == "full_attention");
+        CHECK(l.template_name == "layerqk_attn+moe");
+    }
+    // Attention (MiniMaxM2Attention): q_proj 3,072 -> 48 x 128, k_proj / v_proj 3,072 -> 8 x 128,
+    // o_proj 6,144 -> 3,072, no biases.
+    CHECK(in_width(m2, "l0.layerqk_attn.q") == 3072);
+    CHECK(out_width(m2, "l0.layerqk_attn.q") == 6144);
+    CHECK(out_width(m2, "l0.layerqk_attn.k") == 1024);
+    CHECK(out_width(m2, "l0.layerqk_attn.v") == 1024);
+    CHECK(in_width(m2, "l0.layerqk_attn.o") == 6144);
+    CHECK(out_width(m2, "l0.layerqk_attn.o") == 3072);
+    CHECK(node(m2, "l0.layerqk_attn.q")->point.find("bias") == nullptr);
+    // q_norm and k_norm (qk_norm_type per_layer): one RMSNorm over the whole projection, with a
+    // weight as wide (6,144 and 1,024), not one head's 128 shared by the heads; in one launch.
+    for (const auto& [id, width] : std::vector<std::pair<std::string, std::int64_t>>{{"l0.layerqk_attn.q_norm", 6144}, {"l0.layerqk_attn.k_norm", 1024}}) {
+        INFO(id);
+        REQUIRE(node(m2, id));
+        CHECK(in_width(m2, id) == width);
+        CHECK(out_width(m2, id) == width);
+        CHECK(node(m2, id)->point.find("scale") == nullptr);
+        CHECK(node(m2, id)->kernel == "norm::qk_rms_norm_rows");
+        CHECK(node(m2, id)->family == "qk_rms_norm");
+    }
+    CHECK(group_of(m2, "l0.layerqk_attn.q_norm").rule == "qk_rms_norm");
+    CHECK(group_of(m2, "l0.layerqk_attn.q_norm").nodes.size() == 2);
+    CHECK(node(m2, "l0.layerqk_attn.k_norm")->group == node(m2, "l0.layerqk_attn.q_norm")->group);
+    // RoPE on the first rotary_dim (64) of each 128-wide head; a KV cache of 8 heads of 128.
+    CHECK(node(m2, "l0.layerqk_attn.rope")->point.find("rotary_dim")->integer() == 64);
+    CHECK(cached_values(m2) == 2 * 8 * 128);
+    kbp::planner::CostOptions o;
+    o.context = 4096;
+    auto cost = kbp::planner::estimate_cost(m2, o);
+    REQUIRE(cost.ok());
+    CHECK(cost->resident_state_bytes == 62.0 * 4096 * 2 * 8 * 128 * 1);  // fp8 K and V: 2,048 B a token a layer
+    // The MoE (MiniMaxM2MoE / MiniMaxM2SparseMoeBlock): the gate 3,072 -> 256 logits, sigmoid scores
+    // plus e_score_correction_bias (256, FP32) choose 8; experts w1|w3 3,072 -> 2 x 1,536, w2 1,536 ->
+    // 3,072; no shared expert.
+    CHECK(in_width(m2, "l0.moe.gate") == 3072);
+    CHECK(out_width(m2, "l0.moe.gate") == 256);
+    const auto* top_k = node(m2, "l0.moe.top_k");
+    REQUIRE(top_k);
+    CHECK(top_k->point.find("weight_n")->integer() == 256);
+    CHECK(top_k->point.find("weight_k")->integer() == 1);
+    CHECK(top_k->precision.weight->name() == "f32");
+    CHECK(top_k->point.find("score")->string() == "sigmoid");
+    CHECK(top_k->kernel == "moe::topk_softmax");
+    CHECK(out_width(m2, "l0.moe.top_k") == 8);
+    CHECK(out_width(m2, "l0.moe.experts_gate_up") == 2 * 1536);
+    CHECK(in_width(m2, "l0.moe.experts_down") == 1536);
+    CHECK(out_width(m2, "l0.moe.experts_down") == 3072);
+    CHECK(node(m2, "l0.moe.shared_gate_up") == nullptr);
+    CHECK(node(m2, "l0.mlp.gate_up") == nullptr);
+    // The parameters are the reference modules' elements exactly: per layer the four projections, the
+    // two whole-projection norms, the two layer norms, the gate and its correction bias and 256
+    // experts; the untied embedding and LM head, the final norm.
+    const std::int64_t hidden = 3072, inter = 1536, vocab = 200064, experts = 256;
+    const std::int64_t attn = hidden * 6144 * 2 + hidden * 1024 * 2 + 6144 + 1024 + 2 * hidden;
+    const std::int64_t router = hidden * experts + experts;
+    const std::int64_t expert = 3 * hidden * inter;
+    auto m = kbp::schema::compute_memory(m2);
+    CHECK(m.parameters == 62 * (attn + router + experts * expert) + 2 * vocab * hidden + hidden);
+    CHECK(m.parameters == 228'689'764'864);
+    CHECK(m.active_parameters == 62 * (attn + router + 8 * expert) + hidden + vocab * hidden + hidden);
+    // use_routing_bias false (vLLM's default): no correction bias, the plain sigmoid top-k.
+    auto unbiased = changed("minimax-m2", [](OJson& c) { c["use_routing_bias"] = false; });
+    REQUIRE(unbiased.ok());
+    CHECK(node(*unbiased, "l0.moe.top_k") == nullptr);
+    REQUIRE(node(*unbiased, "l0.moe.top_k_unbiased"));
+    CHECK_FALSE(node(*unbiased, "l0.moe.top_k_unbiased")->precision.weight.has_value());
+    CHECK(kbp::schema::compute_memory(*unbiased).parameters == m.parameters - 62 * experts);
+    CHECK(kbp::schema::validate(*unbiased).empty());
+    // rotary_dim: absent, every channel of the head rotates; the shapes do not change.
+    auto full_rotary = changed("minimax-m2", [](OJson& c) { c.erase("rotary_dim"); });
+    REQUIRE(full_rotary.ok());
+    CHECK(node(*full_rotary, "l0.layerqk_attn.rope")->point.find("rotary_dim")->integer() == 128);
+    CHECK(kbp::schema::compute_memory(*full_rotary).parameters == m.parameters);
+    // --tp 8: a device holds 6 query heads and 1 KV head, so its slices of the norms are 768 and 128
+    // wide (the all-reduce of their mean squares is the kernel's, qk_rms_norm's text says).
+    auto eighth = request(sample("minimax-m2"));
+    eighth.tp = 8;
+    auto tp8 = plan_of(eighth);
+    CHECK(out_width(tp8, "l0.layerqk_attn.q_norm") == 768);
+    CHECK(out_width(tp8, "l0.layerqk_attn.k_norm") == 128);
+    CHECK(out_width(tp8, "l0.moe.experts_gate_up") == 2 * 192);
+    CHECK(kbp::schema::validate(tp8).empty());
+    // The MTP modules are recorded, not planned.
+    REQUIRE(config_field(m2, "num_mtp_modules"));
+    CHECK(config_field(m2, "num_mtp_modules")->integer() == 3);
+    REQUIRE(config_field(m2, "qk_norm_type"));
+    CHECK(config_field(m2, "qk_norm_type")->string() == "per_layer");
+}
+
 TEST_CASE("families: latent attention, soft-caps, biases, fused projections and tied embeddings", "[families][ops]") {
     // DeepSeek-V2-Lite has no q LoRA (q_lora_rank null): one q projection instead of q_a, q_b.
     auto lite = plan_of(request(sample("deepseek-v2-lite")));
@@ -544,6 +649,13 @@ TEST_CASE("families: a config that cannot be a model is refused at the field", "
         {"nemotron-nano-9b-v2", "/use_bias", [](OJson& c) { c["use_bias"] = true; }, "no in_proj / out_proj biases"},
         {"nemotron-nano-9b-v2", "/mlp_bias", [](OJson& c) { c["mlp_bias"] = true; }, "no MLP biases"},
         {"nemotron-h-8b-base-8k", "/conv_kernel", [](OJson& c) { c["conv_kernel"] = 0; }, "less than 1"},
+        {"minimax-m2", "/shared_intermediate_size", [](OJson& c) { c["shared_intermediate_size"] = 1536; }, "a shared expert of 1536: MiniMax-M2's checkpoints have none"},
+        {"minimax-m2", "/attention_bias", [](OJson& c) { c["attention_bias"] = true; }, "no q/k/v biases"},
+        {"minimax-m2", "/use_qk_norm", [](OJson& c) { c["use_qk_norm"] = false; }, "always normalises q and k over the whole projection"},
+        {"minimax-m2", "/rotary_dim", [](OJson& c) { c["rotary_dim"] = 256; }, "rotary_dim 256 is odd or more than head_dim 128"},
+        {"minimax-m2", "/rotary_dim", [](OJson& c) { c["rotary_dim"] = 63; }, "rotary_dim 63 is odd"},
+        {"minimax-m2", "/num_experts_per_tok", [](OJson& c) { c["num_experts_per_tok"] = 257; }, "top_k 257 is not between 1 and the 256 experts"},
+        {"minimax-m2", "/num_key_value_heads", [](OJson& c) { c["num_key_value_heads"] = 7; }, "7 KV heads do not divide 48 query heads"},
     };
     for (const auto& c : cases) {
         INFO(c.model << " " << c.field);
