@@ -8,7 +8,8 @@
 // FixedPoint32 ("fx32/f?" until fraction_bits decides F). Its `op_formats` entries then set the
 // formats of named non-weighted ops (the attention op's int8 Q/K/V, the embedding table).
 // Every format must exist on the target. An entry that matches no op is a warning when the
-// architecture has ops of its kind (so a shared recipe's expert entry is silent on a dense model).
+// blocks the model's layers use have ops of its kind (so a shared recipe's expert entry is silent
+// on a dense model).
 #include <algorithm>
 #include <charconv>
 #include <tuple>
@@ -194,12 +195,17 @@ Status assign_precision(Ir& ir) {
             n.outputs[o].format = (*p.output)[o];
         }
     }
-    // An entry for an op this architecture never has (the experts of a recipe shared with MoE
-    // models, on a dense one) is not a mistake: only an entry that could match is worth a word.
-    std::vector<std::string> architecture_ops;
+    // An entry for an op this model never has (the experts of a recipe shared with MoE models, on
+    // a dense one, or on a dense Nemotron-H whose architecture lays MoE layers out for others) is
+    // not a mistake: only an entry that could match an op of the blocks its layers use is worth a word.
+    std::vector<std::string> architecture_ops, used_blocks;
+    for (const auto& n : ir.nodes)
+        if (std::find(used_blocks.begin(), used_blocks.end(), n.block.view()) == used_blocks.end()) used_blocks.emplace_back(n.block.view());
     const Json blocks = ir.architecture->json.value("blocks", Json::object());
-    for (const auto& [block, spec] : blocks.items())
+    for (const auto& [block, spec] : blocks.items()) {
+        if (std::find(used_blocks.begin(), used_blocks.end(), block) == used_blocks.end()) continue;
         for (const auto& op : spec.value("ops", Json::array())) architecture_ops.push_back(op.value("op", ""));
+    }
     auto could_match = [&](const Json& entry) {
         if (!entry.contains("op")) return true;
         return std::any_of(architecture_ops.begin(), architecture_ops.end(),

@@ -2,14 +2,16 @@
 // block per slot (the first choice that holds for layer i), then the epilogue. A choice holds
 // when its conditions do: `layer_type` (the config's `layer_types[i]`, when the config has that
 // list; else `layer_list` / `layer_char`, when the config has their field, else `when` decides),
-// `layer_list` (a per-layer config list: entry i of a 0/1 list such as `no_rope_layers`, or i
-// among the indices of a list such as `moe_layers`), `layer_char` (character i of a config
-// string of one character a layer, such as Nemotron-H's `hybrid_override_pattern`: 'M', '*' or
-// '-'), `when` (an expression over the symbols and i), `layer_in` /
-// `layer_not_in` (i is / is not in a config list such as `mlp_only_layers`). Each op of a block
-// becomes a node "l<i>.<block>.<op>" unless its `if` expression is false (then its outputs stand
-// for its first input: a left-out soft-cap hands the logits on); its inputs name
-// tensors of the same block, or "$in", the tensor the previous block handed on (its `output`).
+// `layer_list` (a per-layer config list: entry i of a 0/1 list such as `no_rope_layers`, entry i
+// of a list of layer kind names such as Nemotron-H's `layers_block_type`, or i among the indices
+// of a list such as `moe_layers`; when the config gives it, it decides before the choice's
+// `layer_char`), `layer_char` (character i of a config string of one character a layer, such as
+// Nemotron-H's `hybrid_override_pattern`: 'M', '*', '-' or 'E'), `when` (an expression over the
+// symbols and i), `layer_in` / `layer_not_in` (i is / is not in a config list such as
+// `mlp_only_layers`). Each op of a block becomes a node "l<i>.<block>.<op>" unless its `if`
+// expression is false (then its outputs stand for its first input: a left-out soft-cap hands the
+// logits on); its inputs name tensors of the same block, or "$in", the tensor the previous block
+// handed on (its `output`).
 // An op's own `point` knobs (and a `weight_shape` [n, k] for weights its edges do not show,
 // such as latent attention's absorbed up-projections) join the node's point. Whether an op reads
 // a weight (and so takes its formats from the recipe) is its ops file's say (ops/*.json).
@@ -23,11 +25,25 @@
 namespace kbp::planner {
 namespace {
 
+// The names a `layer_list` string entry holds ("moe", or any of ["mamba", "linear_attention"]).
+std::vector<std::string> entry_names(const Json& entry) {
+    std::vector<std::string> names;
+    if (entry.is_string()) names.push_back(entry.get<std::string>());
+    else if (entry.is_array())
+        for (const auto& e : entry)
+            if (e.is_string()) names.push_back(e.get<std::string>());
+    return names;
+}
+
 // What a choice's `layer_list` says of layer i of `count`: nullopt when the config does not give
 // the list (then `when` decides); an error at the config field when the list cannot be one. A 0/1
 // list ({"entry": e}) has one entry per layer and counts as absent when empty (transformers reads
-// an empty no_rope_layers so); an index list ({"has": true}) may be empty (no layer).
-Result<std::optional<bool>> layer_list_says(const Ir& ir, const Json& spec, std::int64_t i, std::int64_t count) {
+// an empty no_rope_layers so); a list of layer kinds ({"entry": "moe"}, or a list of names any of
+// which will do) has one name per layer, each one that some choice of the slot (`slot_choices`)
+// names for the field: another one is a layer kind this architecture does not lay out and is
+// refused at its entry, as transformers refuses a layers_block_type it does not know; an index
+// list ({"has": true}) may be empty (no layer).
+Result<std::optional<bool>> layer_list_says(const Ir& ir, const Json& spec, const Json& slot_choices, std::int64_t i, std::int64_t count) {
     const Json& cfg = ir.config->json;
     const std::string field = spec.at("field").get<std::string>();
     auto list = cfg.find(field);
@@ -39,15 +55,35 @@ Result<std::optional<bool>> layer_list_says(const Ir& ir, const Json& spec, std:
         if (x.is_number_integer()) return x.get<std::int64_t>();
         return std::nullopt;
     };
-    if (spec.contains("entry")) {
-        if (list->empty()) return std::optional<bool>();
+    const bool named = spec.contains("entry") && !spec["entry"].is_number();
+    if (spec.contains("entry") && (named || !list->empty())) {
         if (static_cast<std::int64_t>(list->size()) != count)
             return make_error(ErrorCode::invalid_input, at, std::to_string(list->size()) + " entries for " + std::to_string(count) + " layers");
-        auto v = integer((*list)[static_cast<std::size_t>(i)]);
-        if (!v || (*v != 0 && *v != 1))
-            return make_error(ErrorCode::invalid_input, at + "/" + std::to_string(i), "expected 0 or 1 (one entry per layer)");
-        return std::optional<bool>(*v == spec["entry"].get<std::int64_t>());
+        const Json& here = (*list)[static_cast<std::size_t>(i)];
+        const std::string entry_at = at + "/" + std::to_string(i);
+        if (!named) {
+            auto v = integer(here);
+            if (!v || (*v != 0 && *v != 1)) return make_error(ErrorCode::invalid_input, entry_at, "expected 0 or 1 (one entry per layer)");
+            return std::optional<bool>(*v == spec["entry"].get<std::int64_t>());
+        }
+        if (!here.is_string()) return make_error(ErrorCode::invalid_input, entry_at, "expected a layer kind name, not " + here.dump());
+        std::vector<std::string> planned;  // the names the slot's choices give this field, in order
+        for (const auto& c : slot_choices)
+            if (auto other = c.find("layer_list"); other != c.end() && other->value("field", "") == field && other->contains("entry"))
+                for (auto& n : entry_names((*other)["entry"]))
+                    if (std::find(planned.begin(), planned.end(), n) == planned.end()) planned.push_back(n);
+        const std::string& name = here.get_ref<const std::string&>();
+        if (std::find(planned.begin(), planned.end(), name) == planned.end()) {
+            std::string kinds;
+            for (const auto& k : planned) kinds += (kinds.empty() ? "'" : ", '") + k + "'";
+            const std::string arch = ir.architecture->json.value("name", ir.architecture->name);
+            return make_error(ErrorCode::invalid_input, entry_at,
+                              "'" + name + "' is a layer type architecture '" + arch + "' does not plan (it plans " + kinds + ")");
+        }
+        const auto mine = entry_names(spec["entry"]);
+        return std::optional<bool>(std::find(mine.begin(), mine.end(), name) != mine.end());
     }
+    if (spec.contains("entry")) return std::optional<bool>();  // an empty 0/1 list
     bool in = false;
     for (std::size_t k = 0; k < list->size(); ++k) {
         auto v = integer((*list)[k]);
@@ -72,7 +108,8 @@ std::string quoted_char(char c) {
 // choice of the slot (`slot_choices`) names for that field: a string of another length, or a
 // character no choice plans (a layer kind this architecture does not lay out), is refused at the
 // field. A config without the field: nullopt (then `when` decides) when the choice has a `when`;
-// without one, the field is missing, since nothing else says which layers the choice serves.
+// without one, the field is missing (as is the choice's `layer_list`, which would have decided
+// first), since nothing else says which layers the choice serves.
 Result<std::optional<bool>> layer_char_says(const Ir& ir, const Json& choice, const Json& slot_choices, std::int64_t i, std::int64_t count) {
     const Json& cfg = ir.config->json;
     const Json& spec = choice["layer_char"];
@@ -82,6 +119,10 @@ Result<std::optional<bool>> layer_char_says(const Ir& ir, const Json& choice, co
     auto text = cfg.find(field);
     if (text == cfg.end() || text->is_null()) {
         if (choice.contains("when")) return std::optional<bool>();
+        if (auto list = choice.find("layer_list"); list != choice.end())
+            return make_error(ErrorCode::invalid_input, at,
+                              "missing, as is " + list->value("field", "") + ": architecture '" + arch +
+                                  "' lays its layers out from one of them (one character a layer, or one name a layer)");
         return make_error(ErrorCode::invalid_input, at, "missing: architecture '" + arch + "' lays its layers out from it, one character a layer");
     }
     if (!text->is_string()) return make_error(ErrorCode::invalid_input, at, "expected a string of one character a layer");
@@ -112,11 +153,13 @@ Result<bool> choice_holds(const Ir& ir, const Json& choices, std::size_t c, std:
     std::optional<bool> listed;  // what the per-layer config fields the choice names say, when the config has them
     if (!(choice.contains("layer_type") && typed)) {
         if (choice.contains("layer_list")) {
-            auto says = layer_list_says(ir, choice["layer_list"], i, count);
+            auto says = layer_list_says(ir, choice["layer_list"], choices, i, count);
             if (!says) return says.error();
             if (*says) listed = listed.value_or(true) && **says;
         }
-        if (choice.contains("layer_char")) {
+        // A list the config gives decides before a string of one character a layer (transformers
+        // reads Nemotron-H's layers_block_type before its older hybrid_override_pattern).
+        if (choice.contains("layer_char") && !listed) {
             auto says = layer_char_says(ir, choice, choices, i, count);
             if (!says) return says.error();
             if (*says) listed = listed.value_or(true) && **says;

@@ -147,7 +147,13 @@ TEST_CASE("data files: a corrupt architecture is refused where it is wrong", "[d
     // '-' choice, the pattern's MLP layers are refused at the config's field.
     r = refusal(h, [](OJson& d) { d["layers"]["slots"][0]["choices"].erase(2); }, "nemotron-nano-9b-v2");
     CHECK_THAT(r.where, Catch::EndsWith("samples/nemotron-nano-9b-v2/config.json: /hybrid_override_pattern"));
-    CHECK(r.message == "layer 1 is '-', a kind of layer architecture 'nemotron_h' does not plan (it plans 'M', '*')");
+    CHECK(r.message == "layer 1 is '-', a kind of layer architecture 'nemotron_h' does not plan (it plans 'M', '*', 'E')");
+    // A per-layer list condition's entry is 0 or 1, a layer kind name, or a non-empty list of names.
+    for (const OJson& entry : {OJson(2), OJson(""), OJson::array(), OJson::array({"moe", 1})}) {
+        INFO(entry.dump());
+        r = refusal(h, [&](OJson& d) { d["layers"]["slots"][0]["choices"][3]["layer_list"]["entry"] = entry; }, "nemotron-3-nano-30b-a3b");
+        CHECK_THAT(r.where, Catch::StartsWith(h + ": /layers/slots/0/choices/3/layer_list/entry"));
+    }
 }
 
 TEST_CASE("data files: fusion rules, targets and the ops files are checked too", "[data][files]") {

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <random>
 
 #include "planner/cost.hpp"
@@ -98,6 +99,23 @@ const kbp::schema::JsonValue* config_field(const kbp::schema::Blueprint& b, cons
     for (const auto& [k, v] : *b.config_fields)
         if (k == key) return &v;
     return nullptr;
+}
+
+// How many layers are of `kind` ("linear_attention"), and of template `name` ("moe").
+std::int64_t count_kind(const kbp::schema::Blueprint& b, const std::string& kind) {
+    return std::count_if(b.layers.begin(), b.layers.end(), [&](const auto& l) { return l.kind.name() == kind; });
+}
+std::int64_t count_template(const kbp::schema::Blueprint& b, const std::string& name) {
+    return std::count_if(b.layers.begin(), b.layers.end(), [&](const auto& l) { return l.template_name == name; });
+}
+
+// The plan's cost at `context` tokens.
+kbp::planner::CostReport cost_at(const kbp::schema::Blueprint& b, std::int64_t context) {
+    kbp::planner::CostOptions o;
+    o.context = context;
+    auto cost = kbp::planner::estimate_cost(b, o);
+    REQUIRE(cost.ok());
+    return *cost;
 }
 
 }  // namespace
@@ -213,9 +231,6 @@ TEST_CASE("families: layer_types, mlp_only_layers, decoder_sparse_step and first
 }
 
 TEST_CASE("families: Qwen3-Next's full_attention_interval or layer_types place its gated attention among Gated DeltaNet layers", "[families][config]") {
-    auto count_kind = [](const kbp::schema::Blueprint& b, const std::string& kind) {
-        return std::count_if(b.layers.begin(), b.layers.end(), [&](const auto& l) { return l.kind.name() == kind; });
-    };
     // As published: no layer_types, full_attention_interval 4: layers 3, 7, ..., 47 attend.
     auto next = plan_of(request(sample("qwen3-next-80b-a3b")));
     REQUIRE(next.layers.size() == 48);
@@ -337,16 +352,6 @@ TEST_CASE("families: Llama 4's no_rope_layers, attention_chunk_size and interlea
 }
 
 TEST_CASE("families: Nemotron-H's hybrid_override_pattern gives every layer one block: Mamba-2, attention or a ReLU^2 MLP", "[families][config]") {
-    auto count_kind = [](const kbp::schema::Blueprint& b, const std::string& kind) {
-        return std::count_if(b.layers.begin(), b.layers.end(), [&](const auto& l) { return l.kind.name() == kind; });
-    };
-    auto cost_at = [](const kbp::schema::Blueprint& b, std::int64_t context) {
-        kbp::planner::CostOptions o;
-        o.context = context;
-        auto cost = kbp::planner::estimate_cost(b, o);
-        REQUIRE(cost.ok());
-        return *cost;
-    };
     // NVIDIA-Nemotron-Nano-9B-v2: "M-M-M-MM-M-M-M*-M-..." over 56 layers.
     auto nano = plan_of(request(sample("nemotron-nano-9b-v2")));
     REQUIRE(nano.layers.size() == 56);
@@ -556,6 +561,181 @@ TEST_CASE("families: MiniMax-M2 plans vLLM's and transformers' module shapes: wh
     CHECK(config_field(m2, "qk_norm_type")->string() == "per_layer");
 }
 
+TEST_CASE("families: Nemotron 3 Nano's MoE layers ('E', or 'moe' in layers_block_type) are transformers' NemotronHMoE", "[families][config]") {
+    auto in_width = [](const kbp::schema::Blueprint& b, const std::string& id, std::size_t k) -> std::int64_t {
+        std::vector<std::int64_t> widths;
+        for (const auto& e : b.edges)
+            if (e.to >= 0 && b.nodes[static_cast<std::size_t>(e.to)].id == id) widths.push_back(e.dim_value);
+        return k < widths.size() ? widths[k] : -1;
+    };
+    // "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME": 23 Mamba-2, 23 MoE, 6 attention layers.
+    const std::string name = "nemotron-3-nano-30b-a3b";
+    auto nano = plan_of(request(sample(name)));
+    CHECK(kbp::schema::validate(nano).empty());
+    REQUIRE(nano.layers.size() == 52);
+    CHECK(count_kind(nano, "linear_attention") == 23);
+    CHECK(count_kind(nano, "full_attention") == 6);
+    CHECK(count_kind(nano, "mlp") == 23);  // a MoE layer is one feed-forward block, as an MLP layer is
+    CHECK(count_template(nano, "mamba") == 23);
+    CHECK(count_template(nano, "moe") == 23);
+    CHECK(count_template(nano, "attn") == 6);
+    CHECK(count_template(nano, "mlp") == 0);
+    for (int layer : {5, 12, 19, 26, 33, 42}) CHECK(nano.layers[static_cast<std::size_t>(layer)].template_name == "attn");
+    CHECK(nano.layers[0].template_name == "mamba");
+    CHECK(nano.layers[1].template_name == "moe");
+    CHECK(nano.layers[51].template_name == "moe");
+    // The MoE block, module by module (transformers' NemotronHMoE): the router (NemotronHTopkRouter,
+    // 128 x 2,688, FP32 logits), sigmoid top-6 with the correction bias in n_group 1 / topk_group 1,
+    // the routed experts' up_proj (128 x 1,856 x 2,688, no gate), ReLU^2, down_proj (128 x 2,688 x
+    // 1,856), the shared expert (NemotronHMLP 2,688 -> 3,712 -> 2,688) and the sum.
+    CHECK(node(nano, "l1.moe.input_norm") != nullptr);
+    CHECK(in_width(nano, "l1.moe.gate", 0) == 2688);
+    CHECK(out_width(nano, "l1.moe.gate") == 128);
+    REQUIRE(node(nano, "l1.moe.gate"));
+    CHECK(node(nano, "l1.moe.gate")->precision.output->front().name() == "f32");
+    REQUIRE(node(nano, "l1.moe.top_k"));
+    CHECK(out_width(nano, "l1.moe.top_k") == 6);
+    CHECK(node(nano, "l1.moe.top_k")->point.find("groups")->integer() == 1);
+    CHECK(node(nano, "l1.moe.top_k")->point.find("topk_group")->integer() == 1);
+    const auto& steps = node(nano, "l1.moe.top_k")->steps;
+    CHECK(std::find(steps.begin(), steps.end(), "score sigmoid f32") != steps.end());
+    CHECK(std::find(steps.begin(), steps.end(), "add correction bias f32") != steps.end());
+    REQUIRE(node(nano, "l1.moe.experts_up"));
+    CHECK(node(nano, "l1.moe.experts_up")->op.kind.name() == "expert_gate_up");
+    CHECK(out_width(nano, "l1.moe.experts_up") == 1856);  // up only: an ungated expert
+    CHECK(node(nano, "l1.moe.experts_act")->op.kind.name() == "relu2");
+    CHECK(node(nano, "l1.moe.experts_act")->family == "relu2");
+    CHECK(in_width(nano, "l1.moe.experts_down", 1) == 1856);
+    CHECK(out_width(nano, "l1.moe.experts_down") == 2688);
+    CHECK(out_width(nano, "l1.moe.shared_up") == 3712);
+    CHECK(node(nano, "l1.moe.shared_act")->op.kind.name() == "relu2");
+    CHECK(out_width(nano, "l1.moe.shared_down") == 2688);
+    CHECK(node(nano, "l1.moe.gate_up") == nullptr);
+    CHECK(node(nano, "l1.moe.kv_write") == nullptr);
+    // The kernels other MoE families use: the fused FP8 MoE GEMMs, the top-k router kernel, the
+    // combine, the bf16 router GEMV with an f32 output; the experts' input quantized in their prologue.
+    CHECK(node(nano, "l1.moe.experts_up")->kernel == "moe::fused_moe_fp8");
+    CHECK(node(nano, "l1.moe.experts_down")->kernel == "moe::fused_moe_fp8");
+    CHECK(node(nano, "l1.moe.top_k")->kernel == "moe::topk_softmax");
+    CHECK(node(nano, "l1.moe.blend")->kernel == "moe::moe_combine");
+    CHECK(node(nano, "l1.moe.gate")->kernel == "gemv::dense_gemv_bf16_fp32out");
+    CHECK(nano.groups[static_cast<std::size_t>(node(nano, "l1.moe.experts_up")->group)].rule == "moe_gate_up_quant");
+    // Parameters as transformers' modules hold them (the FP32 e_score_correction_bias buffers, 23 x
+    // 128, are not counted, as for DeepSeek-V3 and GLM-4.6).
+    const std::int64_t mamba = 2688LL * 10304 + 6144 * 4 + 6144 + 3 * 64 + 4096 + 4096LL * 2688 + 2688;
+    const std::int64_t moe = 128LL * 2688 + 128 * 2 * 1856LL * 2688 + 2 * 2688LL * 3712 + 2688;
+    const std::int64_t attn = 2688LL * (4096 + 2 * 256) + 4096LL * 2688 + 2688;
+    const std::int64_t table = 131072LL * 2688;
+    const auto memory = kbp::schema::compute_memory(nano);
+    CHECK(memory.parameters == 23 * mamba + 23 * moe + 6 * attn + 2 * table + 2688);
+    CHECK(memory.parameters == 31577937344);
+    // Active: six of the 128 routed experts, the shared expert, the router, one embedding row, the LM head.
+    const std::int64_t moe_active = 128LL * 2688 + 6 * 2 * 1856LL * 2688 + 2 * 2688LL * 3712 + 2688;
+    CHECK(memory.active_parameters == 23 * mamba + 23 * moe_active + 6 * attn + 2688 + table + 2688);
+    // A token adds 2 x 2 KV heads x 128 (512 B in fp8) to each of the 6 attention layers; each Mamba-2
+    // layer holds a bf16 window of the last 3 inputs of its 6,144 conv channels and a 64 x 64 x 128
+    // FP32 state, whatever the context.
+    CHECK(cached_values(nano) == 2 * 2 * 128);
+    const double conv_window = 6144.0 * 3 * 2, ssm_state = 64.0 * 64 * 128 * 4;
+    CHECK(conv_window == 36864);
+    CHECK(ssm_state == 2097152);
+    CHECK(cost_at(nano, 32768).resident_state_bytes == 6.0 * 32768 * 512 + 23 * (conv_window + ssm_state));
+    CHECK(cost_at(nano, 1024).total.state_bytes == 23 * 2 * (conv_window + ssm_state) + 6 * (512 + 1024.0 * 512));
+
+    // layers_block_type, as newer configs give it (legacy names or transformers' current ones),
+    // plans the same model.
+    const std::string pattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
+    auto listed = [&](const std::map<char, std::string>& names) {
+        return [=](OJson& c) {
+            c.erase("hybrid_override_pattern");
+            c["layers_block_type"] = OJson::array();
+            for (char ch : pattern) c["layers_block_type"].push_back(names.at(ch));
+        };
+    };
+    for (const auto& names : {std::map<char, std::string>{{'M', "mamba"}, {'*', "attention"}, {'E', "moe"}},
+                              std::map<char, std::string>{{'M', "linear_attention"}, {'*', "full_attention"}, {'E', "moe"}}}) {
+        INFO(names.at('M'));
+        auto typed = changed(name, listed(names));
+        REQUIRE(typed.ok());
+        REQUIRE(typed->nodes.size() == nano.nodes.size());
+        for (std::size_t k = 0; k < nano.nodes.size(); ++k) CHECK(typed->nodes[k].id == nano.nodes[k].id);
+        CHECK(kbp::schema::compute_memory(*typed).parameters == memory.parameters);
+        REQUIRE(config_field(*typed, "layers_block_type"));
+    }
+    // Given both, the list decides (transformers reads layers_block_type first): one attention layer last.
+    auto both = changed(name, [&](OJson& c) {
+        c["layers_block_type"] = OJson::array();
+        for (int i = 0; i < 52; ++i) c["layers_block_type"].push_back(i == 51 ? "attention" : i % 2 ? "moe" : "mamba");
+    });
+    REQUIRE(both.ok());
+    CHECK(count_template(*both, "attn") == 1);
+    CHECK(both->layers[51].template_name == "attn");
+    CHECK(both->layers[5].template_name == "moe");
+    CHECK(count_template(*both, "mamba") == 26);
+    // A dense 'mlp' entry is a ReLU^2 MLP of intermediate_size, as '-' is.
+    auto dense = changed(name, [&](OJson& c) {
+        c["hybrid_override_pattern"] = "M-" + pattern.substr(2);
+    });
+    REQUIRE(dense.ok());
+    CHECK(dense->layers[1].template_name == "mlp");
+    CHECK(out_width(*dense, "l1.mlp.up") == 1856);
+
+    // The MTP layer a config may name is recorded, not planned.
+    auto mtp = changed(name, [](OJson& c) {
+        c["num_nextn_predict_layers"] = 1;
+        c["mtp_hybrid_override_pattern"] = "*E";
+    });
+    REQUIRE(mtp.ok());
+    CHECK(mtp->nodes.size() == nano.nodes.size());
+    REQUIRE(config_field(*mtp, "num_nextn_predict_layers"));
+    REQUIRE(config_field(*mtp, "mtp_hybrid_override_pattern"));
+    // The router's shape follows the config: 64 experts in 8 groups, top 4 in the best 2.
+    auto grouped = changed(name, [](OJson& c) {
+        c["n_routed_experts"] = 64;
+        c["num_experts_per_tok"] = 4;
+        c["n_group"] = 8;
+        c["topk_group"] = 2;
+    });
+    REQUIRE(grouped.ok());
+    CHECK(out_width(*grouped, "l1.moe.gate") == 64);
+    CHECK(out_width(*grouped, "l1.moe.top_k") == 4);
+    CHECK(node(*grouped, "l1.moe.top_k")->point.find("groups")->integer() == 8);
+    CHECK(node(*grouped, "l1.moe.top_k")->point.find("topk_group")->integer() == 2);
+
+    // --tp 2: a device holds half of every expert's and of the shared expert's width, half the
+    // Mamba heads and query heads, one KV head.
+    auto halves = request(sample(name));
+    halves.tp = 2;
+    auto tp2 = plan_of(halves);
+    CHECK(out_width(tp2, "l1.moe.experts_up") == 928);
+    CHECK(out_width(tp2, "l1.moe.shared_up") == 1856);
+    CHECK(out_width(tp2, "l1.moe.gate") == 128);
+    CHECK(out_width(tp2, "l0.mamba.in_proj_dt") == 32);
+
+    // The decode forms on one row, the chunked scan and the varlen conv on a prompt, on the B200 in NVFP4 too.
+    auto prefill = request(sample(name), "prefill", 512);
+    prefill.target = "b200";
+    prefill.recipe = "nvfp4";
+    auto p = plan_of(prefill);
+    CHECK(node(p, "l0.mamba.ssm")->kernel == "mamba_ssm::mamba_chunk_scan_combined");
+    CHECK(node(p, "l1.moe.experts_up")->kernel == "moe::fused_moe_nvfp4");
+    CHECK(node(p, "l1.moe.shared_up")->kernel == "nvfp4_gemm::nvfp4_gemm_block_scaled");
+
+    // A dense Nemotron-H config ('E' in a pattern without MoE fields) plans the MoE layer transformers'
+    // NemotronHConfig defaults would build: 8 experts, top 2, 7,688 wide, a 7,688-wide shared expert.
+    auto defaults = changed("nemotron-nano-9b-v2", [](OJson& c) {
+        std::string p = c["hybrid_override_pattern"];
+        p[1] = 'E';
+        c["hybrid_override_pattern"] = p;
+    });
+    REQUIRE(defaults.ok());
+    CHECK(out_width(*defaults, "l1.moe.gate") == 8);
+    CHECK(out_width(*defaults, "l1.moe.top_k") == 2);
+    CHECK(out_width(*defaults, "l1.moe.experts_up") == 7688);
+    CHECK(out_width(*defaults, "l1.moe.shared_up") == 7688);
+    CHECK(kbp::schema::validate(*defaults).empty());
+}
+
 TEST_CASE("families: latent attention, soft-caps, biases, fused projections and tied embeddings", "[families][ops]") {
     // DeepSeek-V2-Lite has no q LoRA (q_lora_rank null): one q projection instead of q_a, q_b.
     auto lite = plan_of(request(sample("deepseek-v2-lite")));
@@ -638,8 +818,8 @@ TEST_CASE("families: a config that cannot be a model is refused at the field", "
         {"llama-4-scout-17b-16e", "/moe_layers/0", [](OJson& c) { c["moe_layers"] = OJson::array({48}); }, "expected a layer index from 0 to 47"},
         {"llama-4-scout-17b-16e", "/attention_chunk_size", [](OJson& c) { c["attention_chunk_size"] = 0; }, "less than 1"},
         {"llama-4-scout-17b-16e", "/attention_bias", [](OJson& c) { c["attention_bias"] = true; }, "no attention biases"},
-        {"nemotron-nano-9b-v2", "/hybrid_override_pattern", [](OJson& c) { c["hybrid_override_pattern"] = "ME" + std::string(54, '-'); },
-         "layer 1 is 'E', a kind of layer architecture 'nemotron_h' does not plan (it plans 'M', '*', '-')"},
+        {"nemotron-nano-9b-v2", "/hybrid_override_pattern", [](OJson& c) { c["hybrid_override_pattern"] = "MX" + std::string(54, '-'); },
+         "layer 1 is 'X', a kind of layer architecture 'nemotron_h' does not plan (it plans 'M', '*', '-', 'E')"},
         {"nemotron-nano-9b-v2", "/hybrid_override_pattern", [](OJson& c) { c["hybrid_override_pattern"] = std::string(55, 'M'); }, "55 characters for 56 layers"},
         {"nemotron-nano-9b-v2", "/hybrid_override_pattern", [](OJson& c) { c["num_hidden_layers"] = 57; }, "56 characters for 57 layers"},
         {"nemotron-nano-9b-v2", "/hybrid_override_pattern", [](OJson& c) { c.erase("hybrid_override_pattern"); }, "missing"},
@@ -656,6 +836,30 @@ TEST_CASE("families: a config that cannot be a model is refused at the field", "
         {"minimax-m2", "/rotary_dim", [](OJson& c) { c["rotary_dim"] = 63; }, "rotary_dim 63 is odd"},
         {"minimax-m2", "/num_experts_per_tok", [](OJson& c) { c["num_experts_per_tok"] = 257; }, "top_k 257 is not between 1 and the 256 experts"},
         {"minimax-m2", "/num_key_value_heads", [](OJson& c) { c["num_key_value_heads"] = 7; }, "7 KV heads do not divide 48 query heads"},
+        // Nemotron 3 Nano: layers_block_type as the config's own list of layers, then the MoE fields.
+        {"nemotron-3-nano-30b-a3b", "/layers_block_type", [](OJson& c) {
+             c["layers_block_type"] = OJson::array();
+             for (int i = 0; i < 51; ++i) c["layers_block_type"].push_back(i % 2 ? "moe" : "mamba");
+         }, "51 entries for 52 layers"},
+        {"nemotron-3-nano-30b-a3b", "/layers_block_type/7", [](OJson& c) {
+             c["layers_block_type"] = OJson::array();
+             for (int i = 0; i < 52; ++i) c["layers_block_type"].push_back(i == 7 ? "bogus" : "mamba");
+         }, "'bogus' is a layer type architecture 'nemotron_h' does not plan (it plans 'mamba', 'linear_attention', 'attention', 'full_attention', 'mlp', 'moe')"},
+        {"nemotron-3-nano-30b-a3b", "/layers_block_type/3", [](OJson& c) {
+             c["layers_block_type"] = OJson::array();
+             for (int i = 0; i < 52; ++i) c["layers_block_type"].push_back(i == 3 ? OJson(3) : OJson("moe"));
+         }, "expected a layer kind name, not 3"},
+        {"nemotron-3-nano-30b-a3b", "/layers_block_type", [](OJson& c) { c["layers_block_type"] = "mamba"; }, "expected a list of layers"},
+        {"nemotron-3-nano-30b-a3b", "/layers_block_type", [](OJson& c) { c["layers_block_type"] = OJson::array(); }, "0 entries for 52 layers"},
+        {"nemotron-3-nano-30b-a3b", "/hybrid_override_pattern", [](OJson& c) { c.erase("hybrid_override_pattern"); },
+         "missing, as is layers_block_type: architecture 'nemotron_h' lays its layers out from one of them"},
+        {"nemotron-3-nano-30b-a3b", "/moe_latent_size", [](OJson& c) { c["moe_latent_size"] = 1024; },
+         "a latent MoE (Nemotron 3 Super / Ultra: the routed experts work in a 1024-wide space between fc1_latent_proj and fc2_latent_proj) is not planned"},
+        {"nemotron-3-nano-30b-a3b", "/n_shared_experts", [](OJson& c) { c["n_shared_experts"] = 2; }, "2 shared experts: transformers builds one shared expert"},
+        {"nemotron-3-nano-30b-a3b", "/num_experts_per_tok", [](OJson& c) { c["num_experts_per_tok"] = 200; }, "top_k 200 is not between 1 and the 128 experts"},
+        {"nemotron-3-nano-30b-a3b", "/topk_group", [](OJson& c) { c["topk_group"] = 2; }, "topk_group 2 is not between 1 and n_group 1"},
+        {"nemotron-3-nano-30b-a3b", "/n_group", [](OJson& c) { c["n_group"] = 3; }, "3 groups do not divide 128 routed experts"},
+        {"nemotron-3-nano-30b-a3b", "/hybrid_override_pattern", [](OJson& c) { c["num_hidden_layers"] = 56; }, "52 characters for 56 layers"},
     };
     for (const auto& c : cases) {
         INFO(c.model << " " << c.field);
