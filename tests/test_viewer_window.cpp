@@ -3,6 +3,9 @@
 // showed read from the view model (--dump-state); the kbp view launcher; the benchmark's figures.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+
 #include <stb_image.h>
 #include <unistd.h>
 
@@ -122,9 +125,18 @@ TEST_CASE("viewer window: two arms show the diff's colours and counts", "[viewer
     test::TempDir dir;
     std::string config = quote(test::source_dir() + "/samples/glm-5.3-flash/config.json");
     REQUIRE(test::kbp_run(dir, "plan " + config + " --arm multi_seq --rows 64 -o " + quote(dir.file("ms64.json"))).exit == 0);
+    // A person's remembered settings (side by side) do not reach a headless run, which leaves them as they were.
+    const std::string remembered = "{\"schema\": \"kbp-view-settings/v1\", \"recent\": [], \"side_by_side\": true}\n";
+    {
+        std::ofstream(dir.file("view.json")) << remembered;
+    }
+    setenv("KBP_VIEW_SETTINGS", dir.file("view.json").c_str(), 1);
     auto r = view(dir, seed() + " --diff " + quote(dir.file("ms64.json")) + " --side b --select l0.kda.xn_quant");
+    unsetenv("KBP_VIEW_SETTINGS");
     INFO(test::show(r.run));
     REQUIRE(r.run.exit == 0);
+    CHECK(r.state["side_by_side"] == false);
+    CHECK(test::slurp(dir.file("view.json")) == remembered);
     CHECK(r.state["color"] == "diff");
     CHECK(r.state["shown"] == "b");
     CHECK(r.state["diff"]["nodes"]["added"].get<int>() > 0);
@@ -172,6 +184,33 @@ TEST_CASE("viewer window: a corrupt file shows its problems and keeps the window
     REQUIRE(beside.state["files"].size() == 1);
     CHECK(beside.state["files"][0]["nodes"] == 1740);
     CHECK(beside.state["rows"] == 5);
+}
+
+TEST_CASE("viewer window: a person's run remembers the plan it opened", "[viewer][window][settings]") {
+    test::TempDir dir;
+    const std::string plan = dir.file("remembered.plan.json"), settings = dir.file("state/view.json");
+    {
+        std::ofstream(plan) << test::slurp(test::seed_path());
+    }
+    // An interactive run (no --screenshot): it saves the recent list as soon as the plan loads.
+    std::string server = std::to_string(100 + (getpid() + 7) % 800);
+    std::string cmd = "KBP_VIEW_SETTINGS=" + quote(settings) + " timeout 120 xvfb-run -a -n " + server + " " + quote(KBP_VIEW_PATH) + " " +
+                      quote(plan) + " >/dev/null 2>&1 </dev/null &";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    std::string saved;
+    for (int i = 0; i < 600 && saved.find("remembered.plan.json") == std::string::npos; ++i) {
+        usleep(100 * 1000);
+        std::ifstream in(settings);  // not there until the plan has loaded
+        saved.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    // The window itself, so that xvfb-run sees it end and takes its server down.
+    std::system(("pkill -f " + quote("^" + std::string(KBP_VIEW_PATH) + " " + plan) + " >/dev/null 2>&1").c_str());
+    INFO(saved);
+    auto j = nlohmann::json::parse(saved.empty() ? "{}" : saved);
+    REQUIRE(j.contains("recent"));
+    REQUIRE(j["recent"].size() == 1);
+    CHECK(j["recent"][0] == std::filesystem::absolute(plan).lexically_normal().string());
+    CHECK(j["side_by_side"] == false);
 }
 
 TEST_CASE("viewer window: kbp view starts kbp-view, bad options exit 1", "[viewer][window][cli]") {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "exporters/dot_layout.hpp"
@@ -14,6 +15,7 @@
 #include "viewer/app/options.hpp"
 #include "viewer/app/ui.hpp"
 #include "viewer/app/window.hpp"
+#include "viewer/model/settings.hpp"
 #include "viewer/model/view_model.hpp"
 
 // Mesa, GLFW, X11 and Graphviz keep caches for the life of the process (shader compilers, fonts,
@@ -66,12 +68,16 @@ public:
         }
         if (o_.bench_frames > 0) return bench();
         if (o_.screenshot || o_.dump_state) return headless();
+        load_settings_once();
         while (!window_->should_close() && !ui_.quit_requested()) {
             window_->poll(model_.busy() ? 1.0 / 60 : 0.25);
             if (auto drops = window_->take_drops(); !drops.empty()) model_.drop(drops);
             frame(true);
+            remember_open_plans();
             window_->swap();
         }
+        settings_.side_by_side = model_.side_by_side_asked();
+        save_settings_now();
         return 0;
     }
 
@@ -84,6 +90,37 @@ private:
     bool started_actions_done_ = false;
     double first_frame_ms_ = -1, settled_ms_ = -1;
     std::string title_;
+    // What a person's runs remember (never a headless run's): recent plans, side by side.
+    ViewSettings settings_;
+    std::string settings_path_;
+    std::string remembered_[2];  // the paths last added to settings_.recent, per side
+
+    void load_settings_once() {
+        settings_path_ = settings_path();
+        if (auto s = load_settings(settings_path_)) settings_ = std::move(*s);
+        else std::cerr << "kbp-view: warning: " << s.error().text() << "\n";
+        if (!o_.side) model_.set_side_by_side(settings_.side_by_side);
+        ui_.set_recent(&settings_.recent);
+    }
+
+    void save_settings_now() {
+        if (auto s = save_settings(settings_, settings_path_); !s) std::cerr << "kbp-view: warning: " << s.error().text() << "\n";
+    }
+
+    // A plan that loaded joins the recent list (saved at once: a crash keeps it).
+    void remember_open_plans() {
+        bool changed = false;
+        for (int side = 0; side < 2; ++side) {
+            const Document* d = model_.document(side);
+            if (!d || d->path().empty() || d->path() == remembered_[side]) continue;
+            remembered_[side] = d->path();
+            std::error_code ec;
+            auto absolute = std::filesystem::absolute(d->path(), ec);
+            settings_.remember(ec ? d->path() : absolute.lexically_normal().string());
+            changed = true;
+        }
+        if (changed) save_settings_now();
+    }
 
     Status open_plans() {
         if (o_.bench_layers) {

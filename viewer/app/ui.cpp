@@ -88,6 +88,20 @@ void Ui::menu(ViewModel& model) {
     if (ImGui::BeginMenu("File")) {
         if (ImGui::MenuItem("Open…", "Ctrl+O")) open_dialog_ = true;
         if (ImGui::MenuItem("Compare with…", nullptr, false, model.document(0) != nullptr)) open_dialog_ = true;
+        if (recent_) {
+            // Open recent opens as plan a; Compare with recent as plan b, beside the open one.
+            for (int side = 0; side < 2; ++side) {
+                const char* title = side == 0 ? "Open recent" : "Compare with recent";
+                if (ImGui::BeginMenu(title, !recent_->empty() && (side == 0 || model.document(0) != nullptr))) {
+                    for (std::size_t i = 0; i < recent_->size(); ++i) {
+                        ImGui::PushID(static_cast<int>(i));
+                        if (ImGui::MenuItem((*recent_)[i].c_str())) model.open((*recent_)[i], side);
+                        ImGui::PopID();
+                    }
+                    ImGui::EndMenu();
+                }
+            }
+        }
         if (ImGui::MenuItem("Close the second plan", nullptr, false, model.document(1) != nullptr)) model.close_second();
         if (ImGui::MenuItem("Reload changed files")) model.reload_changed();
         ImGui::Separator();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "viewer/model/view_model.hpp"
 
@@ -28,6 +29,8 @@ public:
     FrameFigures draw(ViewModel& model, float width, float height);
     void show_panel(Panel p) { panel_ = p, select_tab_ = true; }
     void set_find_text(const std::string& q) { query_ = q; }
+    // The recent plans File > Open recent lists (the app's settings; null: no such menu).
+    void set_recent(const std::vector<std::string>* recent) { recent_ = recent; }
     bool quit_requested() const { return quit_; }
     const FrameStats& last_stats() const { return stats_; }
     double status_ms = 0;  // the previous frame's time, for the status bar
@@ -45,6 +48,7 @@ private:
     bool quit_ = false;
     std::string query_, layers_, block_;
     std::string open_path_;
+    const std::vector<std::string>* recent_ = nullptr;
     FrameStats stats_;
     DrawList draw_list_;
     bool dragging_ = false;

@@ -86,6 +86,7 @@ public:
     // the canvas is one pane whatever this says.
     void set_side_by_side(bool on);
     bool side_by_side() const { return side_by_side_ && sides_[0].doc && sides_[1].doc; }
+    bool side_by_side_asked() const { return side_by_side_; }  // what was asked, with one plan open or two
     // Where a side is drawn: its half of the canvas side by side, else the whole canvas.
     Box pane(int side) const;
 
