@@ -736,6 +736,138 @@ TEST_CASE("families: Nemotron 3 Nano's MoE layers ('E', or 'moe' in layers_block
     CHECK(kbp::schema::validate(*defaults).empty());
 }
 
+TEST_CASE("families: OLMo 2 and 3 plan transformers' and vLLM's module shapes: norms after each sublayer, whole-projection q/k norms, OLMo 3's sliding layers", "[families][config]") {
+    // The widths a node reads (its first input) and writes; whether an edge runs from one node to another.
+    auto in_width = [](const kbp::schema::Blueprint& b, const std::string& id) -> std::int64_t {
+        for (const auto& e : b.edges)
+            if (e.to >= 0 && b.nodes[static_cast<std::size_t>(e.to)].id == id) return e.dim_value;
+        return 0;
+    };
+    auto feeds = [](const kbp::schema::Blueprint& b, const std::string& from, const std::string& to) {
+        for (const auto& e : b.edges)
+            if (e.from >= 0 && e.to >= 0 && b.nodes[static_cast<std::size_t>(e.from)].id == from &&
+                b.nodes[static_cast<std::size_t>(e.to)].id == to)
+                return true;
+        return false;
+    };
+    auto group_of = [](const kbp::schema::Blueprint& b, const std::string& id) -> const kbp::schema::Group& {
+        return b.groups[static_cast<std::size_t>(node(b, id)->group)];
+    };
+    auto o2 = plan_of(request(sample("olmo-2-1124-7b")));
+    CHECK(kbp::schema::validate(o2).empty());
+    REQUIRE(o2.layers.size() == 32);
+    CHECK(count_kind(o2, "full_attention") == 32);
+    // Olmo2Attention: q_proj, k_proj, v_proj 4,096 -> 32 x 128, o_proj 4,096 -> 4,096, no biases.
+    for (const auto& id : {"l0.layerqk_attn.q", "l0.layerqk_attn.k", "l0.layerqk_attn.v", "l0.layerqk_attn.o"}) {
+        INFO(id);
+        CHECK(in_width(o2, id) == 4096);
+        CHECK(out_width(o2, id) == 4096);
+        CHECK(node(o2, id)->point.find("bias") == nullptr);
+    }
+    // q_norm over num_attention_heads x head_dim (the hidden size on the 7B), k_norm over
+    // num_key_value_heads x head_dim: one RMS a row, a weight per channel (no per-head scale), both
+    // in one launch, before the rotary embedding.
+    for (const auto& id : {"l0.layerqk_attn.q_norm", "l0.layerqk_attn.k_norm"}) {
+        INFO(id);
+        REQUIRE(node(o2, id));
+        CHECK(in_width(o2, id) == 4096);
+        CHECK(out_width(o2, id) == 4096);
+        CHECK(node(o2, id)->point.find("scale") == nullptr);
+        CHECK(node(o2, id)->kernel == "norm::qk_rms_norm_rows");
+    }
+    CHECK(group_of(o2, "l0.layerqk_attn.q_norm").rule == "qk_rms_norm");
+    CHECK(node(o2, "l0.layerqk_attn.k_norm")->group == node(o2, "l0.layerqk_attn.q_norm")->group);
+    CHECK(feeds(o2, "l0.layerqk_attn.q", "l0.layerqk_attn.q_norm"));
+    CHECK(feeds(o2, "l0.layerqk_attn.q_norm", "l0.layerqk_attn.rope"));
+    CHECK(feeds(o2, "l0.layerqk_attn.k_norm", "l0.layerqk_attn.rope"));
+    // Olmo2DecoderLayer: no input norm; post_attention_layernorm normalises o_proj's output and the
+    // residual add reads the normed output, not o_proj's; the same for post_feedforward_layernorm.
+    CHECK(node(o2, "l0.layerqk_attn.input_norm") == nullptr);
+    CHECK(node(o2, "l0.mlp.post_norm") == nullptr);
+    CHECK(feeds(o2, "l0.layerqk_attn.o", "l0.layerqk_attn.post_attn_norm"));
+    CHECK(in_width(o2, "l0.layerqk_attn.post_attn_norm") == 4096);
+    CHECK(feeds(o2, "l0.layerqk_attn.post_attn_norm", "l0.layerqk_attn.residual"));
+    CHECK_FALSE(feeds(o2, "l0.layerqk_attn.o", "l0.layerqk_attn.residual"));
+    CHECK(feeds(o2, "l0.mlp.down", "l0.mlp.post_ff_norm"));
+    CHECK(feeds(o2, "l0.mlp.post_ff_norm", "l0.mlp.residual"));
+    CHECK_FALSE(feeds(o2, "l0.mlp.down", "l0.mlp.residual"));
+    // Olmo2MLP: gate_proj | up_proj 4,096 -> 2 x 11,008, SiLU x up, down_proj 11,008 -> 4,096.
+    CHECK(out_width(o2, "l0.mlp.gate_up") == 2 * 11008);
+    CHECK(in_width(o2, "l0.mlp.down") == 11008);
+    CHECK(out_width(o2, "l0.mlp.down") == 4096);
+    // In bf16 (no activation quantizer between), q, k, v read the residual stream itself: the
+    // previous layer's residual add; and gate_up reads the attention's residual add.
+    auto bf16 = request(sample("olmo-2-1124-7b"));
+    bf16.recipe = "bf16";
+    auto plain = plan_of(bf16);
+    for (const auto& id : {"l1.layerqk_attn.q", "l1.layerqk_attn.k", "l1.layerqk_attn.v"}) CHECK(feeds(plain, "l0.mlp.residual", id));
+    CHECK(feeds(plain, "l1.layerqk_attn.residual", "l1.mlp.gate_up"));
+    // The parameters are the reference modules' elements: per layer the four projections, q_norm,
+    // k_norm and the two post norms, gate|up and down; the untied embedding and LM head, the final norm.
+    const std::int64_t hidden = 4096, inter = 11008, vocab = 100352;
+    const std::int64_t layer = 4 * hidden * hidden + 4 * hidden + 3 * hidden * inter;
+    auto m = kbp::schema::compute_memory(o2);
+    CHECK(m.parameters == 32 * layer + 2 * vocab * hidden + hidden);
+    CHECK(m.parameters == 7'298'617'344);
+    // The cache: 32 KV heads of 128 a layer, every token on every layer (fp8: 8,192 B a token a layer).
+    CHECK(cached_values(o2) == 2 * 32 * 128);
+    CHECK(cost_at(o2, 4096).resident_state_bytes == 32.0 * 4096 * 2 * 32 * 128);
+    // Tied embeddings (both references tie the LM head to embed_tokens when told): one table fewer.
+    auto tied = changed("olmo-2-1124-7b", [](OJson& c) { c["tie_word_embeddings"] = true; });
+    REQUIRE(tied.ok());
+    CHECK(kbp::schema::compute_memory(*tied).parameters == m.parameters - vocab * hidden);
+    // Grouped-query attention (OLMo-2-0325-32B: 40 heads, 8 KV heads of 128 on 5,120): the k_norm is
+    // 1,024 wide, the q_norm 5,120.
+    auto gqa = changed("olmo-2-1124-7b", [](OJson& c) {
+        c["hidden_size"] = 5120;
+        c["num_attention_heads"] = 40;
+        c["num_key_value_heads"] = 8;
+    });
+    REQUIRE(gqa.ok());
+    CHECK(out_width(*gqa, "l0.layerqk_attn.q_norm") == 5120);
+    CHECK(out_width(*gqa, "l0.layerqk_attn.k_norm") == 1024);
+    CHECK(cached_values(*gqa) == 2 * 8 * 128);
+    // --tp 2: a device holds 16 heads, so its slices of q_norm and k_norm are 2,048 wide.
+    auto half = request(sample("olmo-2-1124-7b"));
+    half.tp = 2;
+    auto tp2 = plan_of(half);
+    CHECK(out_width(tp2, "l0.layerqk_attn.q_norm") == 2048);
+    CHECK(out_width(tp2, "l0.layerqk_attn.k_norm") == 2048);
+    CHECK(kbp::schema::validate(tp2).empty());
+
+    // OLMo 3 7B: the same block; layer_types makes 24 sliding-window layers (3 of every 4) and 8
+    // full ones; a sliding layer's cache holds sliding_window (4,096) tokens.
+    auto o3 = plan_of(request(sample("olmo-3-7b")));
+    CHECK(kbp::schema::validate(o3).empty());
+    REQUIRE(o3.layers.size() == 32);
+    CHECK(count_kind(o3, "sliding_attention") == 24);
+    CHECK(count_kind(o3, "full_attention") == 8);
+    for (std::size_t i = 0; i < o3.layers.size(); ++i) CHECK((o3.layers[i].kind.name() == "full_attention") == ((i + 1) % 4 == 0));
+    CHECK(out_width(o3, "l0.layerqk_attn.q_norm") == 4096);
+    CHECK(node(o3, "l0.layerqk_attn.k_norm")->kernel == "norm::qk_rms_norm_rows");
+    CHECK(feeds(o3, "l0.layerqk_attn.post_attn_norm", "l0.layerqk_attn.residual"));
+    CHECK(kbp::schema::compute_memory(o3).parameters == 32 * layer + 2 * std::int64_t{100278} * hidden + hidden);
+    CHECK(cached_values(o3) == 2 * 32 * 128);
+    // At 32k tokens the sliding layers keep 4,096, the full ones all 32,768; below the window, all keep all.
+    CHECK(cost_at(o3, 32768).resident_state_bytes == (24.0 * 4096 + 8.0 * 32768) * 2 * 32 * 128);
+    CHECK(cost_at(o3, 2048).resident_state_bytes == 32.0 * 2048 * 2 * 32 * 128);
+    // Without layer_types, Olmo3Config's layout: sliding where (i + 1) % 4 != 0, when a window is given.
+    auto untyped = changed("olmo-3-7b", [](OJson& c) { c.erase("layer_types"); });
+    REQUIRE(untyped.ok());
+    CHECK(count_kind(*untyped, "sliding_attention") == 24);
+    CHECK(cost_at(*untyped, 32768).resident_state_bytes == cost_at(o3, 32768).resident_state_bytes);
+    // layer_types decides: every layer full, every token cached on every layer.
+    auto full = changed("olmo-3-7b", [](OJson& c) {
+        for (auto& t : c["layer_types"]) t = "full_attention";
+    });
+    REQUIRE(full.ok());
+    CHECK(count_kind(*full, "sliding_attention") == 0);
+    CHECK(cost_at(*full, 32768).resident_state_bytes == 32.0 * 32768 * 2 * 32 * 128);
+    // OLMo 2 has neither field: every layer full, whatever the context.
+    CHECK(cost_at(o2, 32768).resident_state_bytes == 32.0 * 32768 * 2 * 32 * 128);
+    REQUIRE(config_field(o3, "rope_scaling"));
+}
+
 TEST_CASE("families: latent attention, soft-caps, biases, fused projections and tied embeddings", "[families][ops]") {
     // DeepSeek-V2-Lite has no q LoRA (q_lora_rank null): one q projection instead of q_a, q_b.
     auto lite = plan_of(request(sample("deepseek-v2-lite")));
@@ -860,6 +992,15 @@ TEST_CASE("families: a config that cannot be a model is refused at the field", "
         {"nemotron-3-nano-30b-a3b", "/topk_group", [](OJson& c) { c["topk_group"] = 2; }, "topk_group 2 is not between 1 and n_group 1"},
         {"nemotron-3-nano-30b-a3b", "/n_group", [](OJson& c) { c["n_group"] = 3; }, "3 groups do not divide 128 routed experts"},
         {"nemotron-3-nano-30b-a3b", "/hybrid_override_pattern", [](OJson& c) { c["num_hidden_layers"] = 56; }, "52 characters for 56 layers"},
+        // OLMo 2 and 3: biases neither reference's checkpoints have, and OLMo 3's layer_types.
+        {"olmo-2-1124-7b", "/attention_bias", [](OJson& c) { c["attention_bias"] = true; }, "no q/k/v/o biases"},
+        {"olmo-2-1124-7b", "/num_key_value_heads", [](OJson& c) { c["num_key_value_heads"] = 5; }, "5 KV heads do not divide 32 query heads"},
+        {"olmo-2-1124-7b", "/num_attention_heads", [](OJson& c) { c["num_attention_heads"] = 48; c["num_key_value_heads"] = 8; }, "48 heads do not divide hidden_size 4096"},
+        {"olmo-3-7b", "/attention_bias", [](OJson& c) { c["attention_bias"] = true; }, "no q/k/v/o biases"},
+        {"olmo-3-7b", "/layer_types", [](OJson& c) { c["layer_types"].erase(0); }, "31 entries for 32 layers"},
+        {"olmo-3-7b", "/layer_types/5", [](OJson& c) { c["layer_types"][5] = "chunked_attention"; },
+         "'chunked_attention' is a layer type architecture 'olmo2' does not plan (it plans 'sliding_attention', 'full_attention')"},
+        {"olmo-3-7b", "/sliding_window", [](OJson& c) { c["sliding_window"] = -1; }, "negative"},
     };
     for (const auto& c : cases) {
         INFO(c.model << " " << c.field);
