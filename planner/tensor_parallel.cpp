@@ -16,17 +16,19 @@ struct SplitField {
 
 // In the order a refusal is reported; the kv heads first, the only field that may be replicated.
 constexpr std::size_t kv_heads_rank = 0;
-constexpr std::array<SplitField, 11> split_fields{{
+constexpr std::array<SplitField, 13> split_fields{{
     {"num_key_value_heads", "kv heads"},
     {"num_attention_heads", "heads"},
     {"linear_num_key_heads", "linear attention key heads"},
     {"linear_num_value_heads", "linear attention value heads"},
     {"mamba_num_heads", "Mamba heads"},
+    {"mamba_n_heads", "Mamba heads"},
     {"n_groups", "Mamba groups"},
     {"intermediate_size", "intermediate width"},
     {"moe_intermediate_size", "expert intermediate width"},
     {"shared_expert_intermediate_size", "shared expert intermediate width"},
     {"moe_shared_expert_intermediate_size", "shared expert intermediate width"},
+    {"shared_intermediate_size", "shared MLP intermediate width"},
     {"ffn_hidden_size", "intermediate width"},
 }};
 

@@ -240,7 +240,7 @@ TEST_CASE("kbp catalog lists the targets, recipes and architectures, and what --
     CHECK_THAT(r.out, Catch::Contains("\nrecipes (8):\n"));
     CHECK_THAT(r.out, Catch::Contains("\n  gguf-mxfp4-moe       gpt-oss as llama.cpp's 'MXFP4 MoE' GGUF stores it"));
     CHECK_THAT(r.out, Catch::Contains("\n  chimera-w4a16        W4A16 for the Chimera GPNPU, as the Sarashina2.2-3B pipeline builds it [target qc-u]\n"));
-    CHECK_THAT(r.out, Catch::Contains("\n  llama        Llama-style dense decoder (Llama 2/3, Mistral, Sarashina) [model_type llama mistral; "
+    CHECK_THAT(r.out, Catch::Contains("\n  llama             Llama-style dense decoder (Llama 2/3, Mistral, Sarashina) [model_type llama mistral; "
                                       "default recipe fp8-dynamic, target h100]\n"));
 
     fs::create_directories(dir.file("cat/targets"));

@@ -94,6 +94,14 @@ std::int64_t out_width(const kbp::schema::Blueprint& b, const std::string& id) {
     return 0;
 }
 
+// The width of input k of node `id` (its k-th incoming edge), -1 when it has fewer.
+std::int64_t nth_in_width(const kbp::schema::Blueprint& b, const std::string& id, std::size_t k) {
+    std::vector<std::int64_t> widths;
+    for (const auto& e : b.edges)
+        if (e.to >= 0 && b.nodes[static_cast<std::size_t>(e.to)].id == id) widths.push_back(e.dim_value);
+    return k < widths.size() ? widths[k] : -1;
+}
+
 const kbp::schema::JsonValue* config_field(const kbp::schema::Blueprint& b, const std::string& key) {
     if (!b.config_fields) return nullptr;
     for (const auto& [k, v] : *b.config_fields)
@@ -562,12 +570,6 @@ TEST_CASE("families: MiniMax-M2 plans vLLM's and transformers' module shapes: wh
 }
 
 TEST_CASE("families: Nemotron 3 Nano's MoE layers ('E', or 'moe' in layers_block_type) are transformers' NemotronHMoE", "[families][config]") {
-    auto in_width = [](const kbp::schema::Blueprint& b, const std::string& id, std::size_t k) -> std::int64_t {
-        std::vector<std::int64_t> widths;
-        for (const auto& e : b.edges)
-            if (e.to >= 0 && b.nodes[static_cast<std::size_t>(e.to)].id == id) widths.push_back(e.dim_value);
-        return k < widths.size() ? widths[k] : -1;
-    };
     // "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME": 23 Mamba-2, 23 MoE, 6 attention layers.
     const std::string name = "nemotron-3-nano-30b-a3b";
     auto nano = plan_of(request(sample(name)));
@@ -589,7 +591,7 @@ TEST_CASE("families: Nemotron 3 Nano's MoE layers ('E', or 'moe' in layers_block
     // the routed experts' up_proj (128 x 1,856 x 2,688, no gate), ReLU^2, down_proj (128 x 2,688 x
     // 1,856), the shared expert (NemotronHMLP 2,688 -> 3,712 -> 2,688) and the sum.
     CHECK(node(nano, "l1.moe.input_norm") != nullptr);
-    CHECK(in_width(nano, "l1.moe.gate", 0) == 2688);
+    CHECK(nth_in_width(nano, "l1.moe.gate", 0) == 2688);
     CHECK(out_width(nano, "l1.moe.gate") == 128);
     REQUIRE(node(nano, "l1.moe.gate"));
     CHECK(node(nano, "l1.moe.gate")->precision.output->front().name() == "f32");
@@ -605,7 +607,7 @@ TEST_CASE("families: Nemotron 3 Nano's MoE layers ('E', or 'moe' in layers_block
     CHECK(out_width(nano, "l1.moe.experts_up") == 1856);  // up only: an ungated expert
     CHECK(node(nano, "l1.moe.experts_act")->op.kind.name() == "relu2");
     CHECK(node(nano, "l1.moe.experts_act")->family == "relu2");
-    CHECK(in_width(nano, "l1.moe.experts_down", 1) == 1856);
+    CHECK(nth_in_width(nano, "l1.moe.experts_down", 1) == 1856);
     CHECK(out_width(nano, "l1.moe.experts_down") == 2688);
     CHECK(out_width(nano, "l1.moe.shared_up") == 3712);
     CHECK(node(nano, "l1.moe.shared_act")->op.kind.name() == "relu2");
@@ -868,6 +870,161 @@ TEST_CASE("families: OLMo 2 and 3 plan transformers' and vLLM's module shapes: n
     REQUIRE(config_field(o3, "rope_scaling"));
 }
 
+TEST_CASE("families: Granite 4.0-H plans transformers' and vLLM's GraniteMoeHybrid: Mamba-2 or NoPE attention, then a routed MoE and a shared MLP, or the shared MLP alone", "[families][config]") {
+    // granite-4.0-h-tiny: 40 layers, attention at 5, 15, 25 and 35, Mamba-2 elsewhere, every layer a MoE FFN.
+    const std::string name = "granite-4.0-h-tiny";
+    auto tiny = plan_of(request(sample(name)));
+    CHECK(kbp::schema::validate(tiny).empty());
+    REQUIRE(tiny.layers.size() == 40);
+    CHECK(count_kind(tiny, "linear_attention") == 36);
+    CHECK(count_kind(tiny, "full_attention") == 4);
+    CHECK(count_template(tiny, "mamba+moe") == 36);
+    CHECK(count_template(tiny, "attn+moe") == 4);
+    for (int layer : {5, 15, 25, 35}) CHECK(tiny.layers[static_cast<std::size_t>(layer)].template_name == "attn+moe");
+    // The Mamba-2 mixer (GraniteMoeHybridMambaLayer): in_proj 1,536 -> 3,328 (x|B|C) + 3,072 (z) + 48 (dt),
+    // the conv over 3,328 channels with its bias, the scan, the gated norm over 3,072, out_proj 3,072 -> 1,536.
+    CHECK(nth_in_width(tiny, "l0.mamba.in_proj_xbc", 0) == 1536);
+    CHECK(out_width(tiny, "l0.mamba.in_proj_xbc") == 3328);
+    CHECK(out_width(tiny, "l0.mamba.in_proj_z") == 3072);
+    CHECK(out_width(tiny, "l0.mamba.in_proj_dt") == 48);
+    REQUIRE(node(tiny, "l0.mamba.conv"));
+    CHECK(node(tiny, "l0.mamba.conv_nobias") == nullptr);
+    CHECK(out_width(tiny, "l0.mamba.conv") == 3328);
+    CHECK(node(tiny, "l0.mamba.conv")->kernel == "causal_conv1d::causal_conv1d_update");
+    REQUIRE(node(tiny, "l0.mamba.ssm"));
+    CHECK(node(tiny, "l0.mamba.ssm")->kernel == "mamba_ssm::selective_state_update");
+    CHECK(node(tiny, "l0.mamba.ssm")->point.find("heads_per_group")->integer() == 48);
+    CHECK(node(tiny, "l0.mamba.ssm")->point.find("d_state")->integer() == 128);
+    CHECK(node(tiny, "l0.mamba.ssm")->point.find("head_dim")->integer() == 64);
+    CHECK(out_width(tiny, "l0.mamba.ssm") == 3072);
+    CHECK(node(tiny, "l0.mamba.out_norm")->point.find("group_size")->integer() == 3072);
+    CHECK(node(tiny, "l0.mamba.out_norm")->kernel == "layernorm_gated::rms_norm_gated");
+    CHECK(nth_in_width(tiny, "l0.mamba.out_proj", 0) == 3072);
+    CHECK(out_width(tiny, "l0.mamba.out_proj") == 1536);
+    // NoPE GQA attention: q 1,536 -> 12 x 128, k and v -> 4 x 128, o -> 1,536, no rope node.
+    CHECK(out_width(tiny, "l5.attn.q") == 1536);
+    CHECK(out_width(tiny, "l5.attn.k") == 512);
+    CHECK(out_width(tiny, "l5.attn.v") == 512);
+    CHECK(out_width(tiny, "l5.attn.o") == 1536);
+    CHECK(node(tiny, "l5.attn.rope") == nullptr);
+    CHECK(node(tiny, "l5.attn.attend")->point.find("position")->string() == "none");
+    CHECK(node(tiny, "l0.attn.q") == nullptr);
+    CHECK(node(tiny, "l5.mamba.in_proj_xbc") == nullptr);
+    // The FFN (GraniteMoeHybridMoE + shared_mlp): router 64 x 1,536 in FP32, top 6 of the logits
+    // softmaxed, input_linear a fused gate|up of 2 x 512, SiLU-gated, output_linear 512 -> 1,536, the
+    // shared MLP 1,536 -> 2 x 1,024 -> 1,536, the sum.
+    for (const std::string l : {"l0", "l5"}) {
+        INFO(l);
+        CHECK(nth_in_width(tiny, l + ".moe.gate", 0) == 1536);
+        CHECK(out_width(tiny, l + ".moe.gate") == 64);
+        CHECK(node(tiny, l + ".moe.gate")->precision.output->front().name() == "f32");
+        CHECK(out_width(tiny, l + ".moe.top_k") == 6);
+        CHECK(out_width(tiny, l + ".moe.experts_gate_up") == 1024);
+        CHECK(node(tiny, l + ".moe.experts_act")->op.kind.name() == "silu_mul");
+        CHECK(nth_in_width(tiny, l + ".moe.experts_down", 1) == 512);
+        CHECK(out_width(tiny, l + ".moe.experts_down") == 1536);
+        CHECK(out_width(tiny, l + ".moe.shared_gate_up") == 2048);
+        CHECK(nth_in_width(tiny, l + ".moe.shared_down", 0) == 1024);
+        CHECK(out_width(tiny, l + ".moe.shared_down") == 1536);
+        CHECK(node(tiny, l + ".moe.experts_gate_up")->kernel == "moe::fused_moe_fp8");
+        CHECK(node(tiny, l + ".moe.experts_down")->kernel == "moe::fused_moe_fp8");
+        CHECK(node(tiny, l + ".moe.blend")->kernel == "moe::moe_combine");
+    }
+    // Parameters as the modules hold them: 36 Mamba-2, 4 attention and 40 MoE blocks (each with its
+    // norm), the tied 100,352 x 1,536 table once, the final norm.
+    const std::int64_t mamba = 1536 + 1536LL * (3328 + 3072 + 48) + 3328 * 4 + 3328 + 3 * 48 + 3072 + 3072LL * 1536;
+    const std::int64_t attn = 1536 + 1536LL * 1536 * 2 + 2 * 1536LL * 512;
+    const std::int64_t moe = 1536 + 64 * 1536 + 64 * 3 * 512LL * 1536 + 3 * 1024LL * 1536;
+    const std::int64_t table = 100352LL * 1536;
+    const auto memory = kbp::schema::compute_memory(tiny);
+    CHECK(memory.parameters == 36 * mamba + 4 * attn + 40 * moe + table + 1536);
+    CHECK(memory.parameters == 6939037248);
+    const std::int64_t moe_active = 1536 + 64 * 1536 + 6 * 3 * 512LL * 1536 + 3 * 1024LL * 1536;
+    CHECK(memory.active_parameters == 36 * mamba + 4 * attn + 40 * moe_active + 1536 + table + 1536);
+    CHECK(memory.active_parameters == 1465472064);
+    // A token adds 2 x 4 KV heads x 128 (1,024 B in fp8) to each of the 4 attention layers; each
+    // Mamba-2 layer holds a bf16 window of the last 3 inputs of its 3,328 conv channels and a
+    // 48 x 64 x 128 FP32 state, whatever the context.
+    CHECK(cached_values(tiny) == 2 * 4 * 128);
+    const double conv_window = 3328.0 * 3 * 2, ssm_state = 48.0 * 64 * 128 * 4;
+    CHECK(conv_window == 19968);
+    CHECK(ssm_state == 1572864);
+    CHECK(cost_at(tiny, 32768).resident_state_bytes == 4.0 * 32768 * 1024 + 36 * (conv_window + ssm_state));
+    CHECK(cost_at(tiny, 1024).total.state_bytes == 36 * 2 * (conv_window + ssm_state) + 4 * (1024 + 1024.0 * 1024));
+    // The multipliers are recorded, not planned.
+    auto scaled = changed(name, [](OJson& c) {
+        c["embedding_multiplier"] = 12;
+        c["residual_multiplier"] = 0.22;
+        c["attention_multiplier"] = 0.0078125;
+        c["logits_scaling"] = 6;
+        c["position_embedding_type"] = "nope";
+    });
+    REQUIRE(scaled.ok());
+    CHECK(scaled->nodes.size() == tiny.nodes.size());
+    for (const char* f : {"embedding_multiplier", "residual_multiplier", "attention_multiplier", "logits_scaling", "position_embedding_type", "layer_types"})
+        CHECK(config_field(*scaled, f) != nullptr);
+
+    // num_local_experts 0 (granite-4.0-h-micro, -h-1b): the shared MLP alone, a dense SwiGLU.
+    auto dense = changed(name, [](OJson& c) {
+        c["num_local_experts"] = 0;
+        c["num_experts_per_tok"] = 0;
+        c["shared_intermediate_size"] = 4096;
+    });
+    REQUIRE(dense.ok());
+    CHECK(kbp::schema::validate(*dense).empty());
+    CHECK(count_template(*dense, "mamba+mlp") == 36);
+    CHECK(count_template(*dense, "attn+mlp") == 4);
+    CHECK(node(*dense, "l0.moe.gate") == nullptr);
+    CHECK(out_width(*dense, "l0.mlp.gate_up") == 8192);
+    CHECK(nth_in_width(*dense, "l0.mlp.down", 0) == 4096);
+    CHECK(out_width(*dense, "l0.mlp.down") == 1536);
+    const std::int64_t mlp = 1536 + 3 * 4096LL * 1536;
+    CHECK(kbp::schema::compute_memory(*dense).parameters == 36 * mamba + 4 * attn + 40 * mlp + table + 1536);
+
+    // Without layer_types every layer is Mamba-2 (transformers' layers_block_type property); the
+    // list under its other name, layers_block_type, places the attention layers as layer_types does.
+    auto untyped = changed(name, [](OJson& c) { c.erase("layer_types"); });
+    REQUIRE(untyped.ok());
+    CHECK(count_template(*untyped, "mamba+moe") == 40);
+    auto aliased = changed(name, [](OJson& c) {
+        c["layers_block_type"] = c["layer_types"];
+        c.erase("layer_types");
+    });
+    REQUIRE(aliased.ok());
+    REQUIRE(aliased->nodes.size() == tiny.nodes.size());
+    for (std::size_t k = 0; k < tiny.nodes.size(); ++k) CHECK(aliased->nodes[k].id == tiny.nodes[k].id);
+    // mamba_d_head absent: mamba_expand x hidden_size / mamba_n_heads, as GraniteMoeHybridConfig's "auto".
+    auto automatic = changed(name, [](OJson& c) { c.erase("mamba_d_head"); });
+    REQUIRE(automatic.ok());
+    CHECK(node(*automatic, "l0.mamba.ssm")->point.find("head_dim")->integer() == 64);
+    // mamba_conv_bias false drops the conv's bias.
+    auto nobias = changed(name, [](OJson& c) { c["mamba_conv_bias"] = false; });
+    REQUIRE(nobias.ok());
+    CHECK(node(*nobias, "l0.mamba.conv") == nullptr);
+    CHECK(node(*nobias, "l0.mamba.conv_nobias") != nullptr);
+    CHECK(kbp::schema::compute_memory(*nobias).parameters == memory.parameters - 36 * 3328);
+
+    // --tp 2: half the experts' and the shared MLP's width, half the Mamba heads, 2 of the 4 KV heads.
+    auto halves = request(sample(name));
+    halves.tp = 2;
+    auto tp2 = plan_of(halves);
+    CHECK(kbp::schema::validate(tp2).empty());
+    CHECK(out_width(tp2, "l0.moe.experts_gate_up") == 512);
+    CHECK(out_width(tp2, "l0.moe.shared_gate_up") == 1024);
+    CHECK(out_width(tp2, "l0.mamba.in_proj_dt") == 24);
+    CHECK(out_width(tp2, "l5.attn.k") == 256);
+
+    // B200 NVFP4 prefill: the chunked scan, the varlen conv, the NVFP4 MoE.
+    auto prefill = request(sample(name), "prefill", 512);
+    prefill.target = "b200";
+    prefill.recipe = "nvfp4";
+    auto p = plan_of(prefill);
+    CHECK(kbp::schema::validate(p).empty());
+    CHECK(node(p, "l0.mamba.ssm")->kernel == "mamba_ssm::mamba_chunk_scan_combined");
+    CHECK(node(p, "l0.mamba.conv")->kernel == "causal_conv1d::causal_conv1d_fn");
+    CHECK(node(p, "l0.moe.experts_gate_up")->kernel == "moe::fused_moe_nvfp4");
+}
+
 TEST_CASE("families: latent attention, soft-caps, biases, fused projections and tied embeddings", "[families][ops]") {
     // DeepSeek-V2-Lite has no q LoRA (q_lora_rank null): one q projection instead of q_a, q_b.
     auto lite = plan_of(request(sample("deepseek-v2-lite")));
@@ -1001,6 +1158,27 @@ TEST_CASE("families: a config that cannot be a model is refused at the field", "
         {"olmo-3-7b", "/layer_types/5", [](OJson& c) { c["layer_types"][5] = "chunked_attention"; },
          "'chunked_attention' is a layer type architecture 'olmo2' does not plan (it plans 'sliding_attention', 'full_attention')"},
         {"olmo-3-7b", "/sliding_window", [](OJson& c) { c["sliding_window"] = -1; }, "negative"},
+        // Granite 4.0: what its published checkpoints do not have, and what the two references disagree on.
+        {"granite-4.0-h-tiny", "/layer_types", [](OJson& c) { c["layer_types"].erase(0); }, "39 entries for 40 layers"},
+        {"granite-4.0-h-tiny", "/layer_types/3", [](OJson& c) { c["layer_types"][3] = "linear_attention"; },
+         "'linear_attention' is a layer type architecture 'granitemoehybrid' does not plan (it plans 'mamba', 'attention')"},
+        {"granite-4.0-h-tiny", "/layers_block_type/2", [](OJson& c) {
+             c.erase("layer_types");
+             c["layers_block_type"] = OJson::array();
+             for (int i = 0; i < 40; ++i) c["layers_block_type"].push_back(i == 2 ? "moe" : "mamba");
+         }, "'moe' is a layer type architecture 'granitemoehybrid' does not plan (it plans 'mamba', 'attention')"},
+        {"granite-4.0-h-tiny", "/mamba_n_groups", [](OJson& c) { c["mamba_n_groups"] = 2; }, "2 groups: transformers' gated RMSNorm normalises the whole"},
+        {"granite-4.0-h-tiny", "/mamba_proj_bias", [](OJson& c) { c["mamba_proj_bias"] = true; }, "no in_proj / out_proj biases"},
+        {"granite-4.0-h-tiny", "/attention_bias", [](OJson& c) { c["attention_bias"] = true; }, "no attention biases"},
+        {"granite-4.0-h-tiny", "/mamba_d_head", [](OJson& c) { c["mamba_d_head"] = 32; }, "48 Mamba heads of 32 are not mamba_expand x hidden_size (3072)"},
+        {"granite-4.0-h-tiny", "/mamba_n_heads", [](OJson& c) { c["mamba_n_heads"] = 50; c.erase("mamba_d_head"); }, "50 Mamba heads do not divide mamba_expand x hidden_size (3072)"},
+        {"granite-4.0-h-tiny", "/head_dim", [](OJson& c) { c["head_dim"] = 64; }, "head_dim 64 is not hidden_size / num_attention_heads (128)"},
+        {"granite-4.0-h-tiny", "/num_attention_heads", [](OJson& c) { c["num_attention_heads"] = 10; c["num_key_value_heads"] = 5; }, "10 heads do not divide hidden_size 1536"},
+        {"granite-4.0-h-tiny", "/num_key_value_heads", [](OJson& c) { c["num_key_value_heads"] = 5; }, "5 KV heads do not divide 12 query heads"},
+        {"granite-4.0-h-tiny", "/num_experts_per_tok", [](OJson& c) { c["num_experts_per_tok"] = 65; }, "top_k 65 is not between 1 and the 64 experts"},
+        {"granite-4.0-h-tiny", "/num_experts_per_tok", [](OJson& c) { c["num_experts_per_tok"] = 0; }, "top_k 0 is not between 1 and the 64 experts"},
+        {"granite-4.0-h-tiny", "/shared_intermediate_size", [](OJson& c) { c["shared_intermediate_size"] = 0; }, "no shared MLP"},
+        {"granite-4.0-h-tiny", "/mamba_d_conv", [](OJson& c) { c["mamba_d_conv"] = 0; }, "less than 1"},
     };
     for (const auto& c : cases) {
         INFO(c.model << " " << c.field);
