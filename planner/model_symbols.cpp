@@ -89,6 +89,27 @@ Status resolve_symbols(Ir& ir) {
             return make_error(ErrorCode::invalid_input, where, "a symbol is an expression, a list of them, or {\"from\": ..., \"default\": N}");
         std::optional<std::int64_t> value;
         std::string first_missing;
+        // {"from": "position_embedding_type", "names": {"nope": 0, "rope": 1}}: a config field that
+        // is a name, read as the number the architecture gives it; a name it does not list is refused
+        // at the field (a kind of model the architecture does not lay out), never read as another.
+        if (spec.is_object() && spec.contains("names")) {
+            const Json& names = spec["names"];
+            const std::string& field = alternatives.front();
+            if (auto it = cfg.find(field); it != cfg.end() && !it->is_null()) {
+                auto code = it->is_string() ? names.find(it->get<std::string>()) : names.end();
+                if (code == names.end() || !code->is_number_integer()) {
+                    std::string listed;
+                    for (const auto& [n, v] : names.items()) listed += (listed.empty() ? "'" : ", '") + n + "'";
+                    return bad_config(ir, field, (it->is_string() ? "'" + it->get<std::string>() + "'" : std::string("the value")) +
+                                                     " is not one architecture '" + arch_name + "' plans (it plans " + listed + ")");
+                }
+                value = code->get<std::int64_t>();
+                field_of[name] = field;
+                ir.symbol_fields[name] = {field};
+            }
+            alternatives.clear();  // read by name or not at all: the default, else missing
+            if (!value) first_missing = field;
+        }
         for (const auto& expr : alternatives) {
             std::string missing;
             std::vector<std::string> fields;  // the config fields the expression reads, through earlier symbols too

@@ -876,6 +876,10 @@ TEST_CASE("families: Granite 4.0-H plans transformers' and vLLM's GraniteMoeHybr
     auto tiny = plan_of(request(sample(name)));
     CHECK(kbp::schema::validate(tiny).empty());
     REQUIRE(tiny.layers.size() == 40);
+    // position_embedding_type 'nope', as the H models' configs say, plans the same layers.
+    auto nope = changed(name, [](OJson& c) { c["position_embedding_type"] = "nope"; });
+    REQUIRE(nope.ok());
+    CHECK(nope->nodes.size() == tiny.nodes.size());
     CHECK(count_kind(tiny, "linear_attention") == 36);
     CHECK(count_kind(tiny, "full_attention") == 4);
     CHECK(count_template(tiny, "mamba+moe") == 36);
@@ -1160,6 +1164,11 @@ TEST_CASE("families: a config that cannot be a model is refused at the field", "
         {"olmo-3-7b", "/sliding_window", [](OJson& c) { c["sliding_window"] = -1; }, "negative"},
         // Granite 4.0: what its published checkpoints do not have, and what the two references disagree on.
         {"granite-4.0-h-tiny", "/layer_types", [](OJson& c) { c["layer_types"].erase(0); }, "39 entries for 40 layers"},
+        // A name field read by its architecture's names: one it lists but does not plan, one it does not list, not a name.
+        {"granite-4.0-h-tiny", "/position_embedding_type", [](OJson& c) { c["position_embedding_type"] = "rope"; }, "RoPE attention ('rope'"},
+        {"granite-4.0-h-tiny", "/position_embedding_type", [](OJson& c) { c["position_embedding_type"] = "alibi"; },
+         "'alibi' is not one architecture 'granitemoehybrid' plans (it plans 'nope', 'rope')"},
+        {"granite-4.0-h-tiny", "/position_embedding_type", [](OJson& c) { c["position_embedding_type"] = 3; }, "the value is not one"},
         {"granite-4.0-h-tiny", "/layer_types/3", [](OJson& c) { c["layer_types"][3] = "linear_attention"; },
          "'linear_attention' is a layer type architecture 'granitemoehybrid' does not plan (it plans 'mamba', 'attention')"},
         {"granite-4.0-h-tiny", "/layers_block_type/2", [](OJson& c) {
