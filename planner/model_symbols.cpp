@@ -94,7 +94,7 @@ Status resolve_symbols(Ir& ir) {
         // at the field (a kind of model the architecture does not lay out), never read as another.
         if (spec.is_object() && spec.contains("names")) {
             const Json& names = spec["names"];
-            const std::string& field = alternatives.front();
+            const std::string field = alternatives.front();  // a copy: the list is cleared below
             if (auto it = cfg.find(field); it != cfg.end() && !it->is_null()) {
                 auto code = it->is_string() ? names.find(it->get<std::string>()) : names.end();
                 if (code == names.end() || !code->is_number_integer()) {
