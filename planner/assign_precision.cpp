@@ -79,7 +79,7 @@ Status assign_precision(Ir& ir) {
         if (!target_formats.empty() && std::find(target_formats.begin(), target_formats.end(), base) == target_formats.end())
             return make_error(ErrorCode::unsupported, where,
                               "format '" + f + "'" + from + " is not available on target '" + ir.target->name + "' (" + ir.target->origin + ": /formats; " +
-                                  ir.inputs_from + ")" + recipes_for_kind(*ir.catalog, ir.target->json.value("kind", ""), ir.architecture->json.value("name", ir.architecture->name)));
+                                  ir.inputs_from + ")" + recipes_for_kind(*ir.catalog, ir.target->json.value("kind", ""), ir.architecture_name()));
         return Ok{};
     };
     std::optional<schema::Format> float_replacement;

@@ -25,6 +25,14 @@
 namespace kbp::planner {
 namespace {
 
+// The refusal of a layer kind (a `layer_types` or `layers_block_type` entry) that no choice of its
+// slot plans, at the config's entry.
+Error unplanned_kind(const Ir& ir, const std::string& entry_at, const std::string& name, const std::vector<std::string>& planned) {
+    return make_error(ErrorCode::invalid_input, entry_at,
+                      "'" + name + "' is a layer type architecture '" + ir.architecture_name() + "' does not plan (it plans " +
+                          schema::quoted_names(planned) + ")");
+}
+
 // The names a `layer_list` string entry holds ("moe", or any of ["mamba", "linear_attention"]).
 std::vector<std::string> entry_names(const Json& entry) {
     std::vector<std::string> names;
@@ -73,13 +81,7 @@ Result<std::optional<bool>> layer_list_says(const Ir& ir, const Json& spec, cons
                 for (auto& n : entry_names((*other)["entry"]))
                     if (std::find(planned.begin(), planned.end(), n) == planned.end()) planned.push_back(n);
         const std::string& name = here.get_ref<const std::string&>();
-        if (std::find(planned.begin(), planned.end(), name) == planned.end()) {
-            std::string kinds;
-            for (const auto& k : planned) kinds += (kinds.empty() ? "'" : ", '") + k + "'";
-            const std::string arch = ir.architecture->json.value("name", ir.architecture->name);
-            return make_error(ErrorCode::invalid_input, entry_at,
-                              "'" + name + "' is a layer type architecture '" + arch + "' does not plan (it plans " + kinds + ")");
-        }
+        if (std::find(planned.begin(), planned.end(), name) == planned.end()) return unplanned_kind(ir, entry_at, name, planned);
         const auto mine = entry_names(spec["entry"]);
         return std::optional<bool>(std::find(mine.begin(), mine.end(), name) != mine.end());
     }
@@ -115,7 +117,7 @@ Result<std::optional<bool>> layer_char_says(const Ir& ir, const Json& choice, co
     const Json& spec = choice["layer_char"];
     const std::string field = spec.at("field").get<std::string>();
     const std::string at = ir.config->origin + ": /" + pointer_token(field);
-    const std::string arch = ir.architecture->json.value("name", ir.architecture->name);
+    const std::string arch = ir.architecture_name();
     auto text = cfg.find(field);
     if (text == cfg.end() || text->is_null()) {
         if (choice.contains("when")) return std::optional<bool>();
@@ -206,12 +208,7 @@ std::optional<Error> unplanned_layer_type(const Ir& ir, const Json& choices, std
     const Json& here = (*layer_types)[static_cast<std::size_t>(i)];
     if (planned.empty() || !here.is_string() || std::find(planned.begin(), planned.end(), here.get<std::string>()) != planned.end())
         return std::nullopt;
-    std::string kinds;
-    for (const auto& k : planned) kinds += (kinds.empty() ? "'" : ", '") + k + "'";
-    const std::string arch = ir.architecture->json.value("name", ir.architecture->name);
-    return make_error(ErrorCode::invalid_input, ir.config->origin + ": /layer_types/" + std::to_string(i),
-                      "'" + here.get<std::string>() + "' is a layer type architecture '" + arch + "' does not plan (it plans " + kinds +
-                          ")");
+    return unplanned_kind(ir, ir.config->origin + ": /layer_types/" + std::to_string(i), here.get<std::string>(), planned);
 }
 
 struct BlockUse {

@@ -19,6 +19,8 @@ std::vector<const DataFile*> Ir::input_files() const {
     return inputs;
 }
 
+std::string Ir::architecture_name() const { return architecture->json.value("name", architecture->name); }
+
 std::optional<std::int64_t> Ir::symbol(std::string_view name) const {
     for (const auto& s : symbols)
         if (s.name == name) return s.value;

@@ -103,6 +103,8 @@ struct Ir {
     std::vector<std::string> warnings;
 
     std::optional<std::int64_t> symbol(std::string_view name) const;
+    // The architecture's name as messages give it: its "name", else its file's.
+    std::string architecture_name() const;
     // Every file the plan was made from, in the order its provenance records them: config,
     // architecture, recipe and its parts, target, ranges, kernels, fusion, explain, ops.
     std::vector<const DataFile*> input_files() const;

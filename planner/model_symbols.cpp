@@ -64,7 +64,7 @@ Status resolve_symbols(Ir& ir) {
     const Json& cfg = with_defaults.is_null() ? ir.config->json : with_defaults;
     const Json& arch = ir.architecture->json;
     const std::string& origin = ir.architecture->origin;
-    const std::string arch_name = arch.value("name", ir.architecture->name);
+    const std::string arch_name = ir.architecture_name();
     const Json limits = arch.value("limits", Json::object());
     std::map<std::string, std::string> field_of;  // symbol -> the config field it came from
 
@@ -98,10 +98,11 @@ Status resolve_symbols(Ir& ir) {
             if (auto it = cfg.find(field); it != cfg.end() && !it->is_null()) {
                 auto code = it->is_string() ? names.find(it->get<std::string>()) : names.end();
                 if (code == names.end() || !code->is_number_integer()) {
-                    std::string listed;
-                    for (const auto& [n, v] : names.items()) listed += (listed.empty() ? "'" : ", '") + n + "'";
+                    std::vector<std::string> listed;
+                    for (const auto& [n, v] : names.items()) listed.push_back(n);
                     return bad_config(ir, field, (it->is_string() ? "'" + it->get<std::string>() + "'" : std::string("the value")) +
-                                                     " is not one architecture '" + arch_name + "' plans (it plans " + listed + ")");
+                                                     " is not one architecture '" + arch_name + "' plans (it plans " +
+                                                     schema::quoted_names(listed) + ")");
                 }
                 value = code->get<std::int64_t>();
                 field_of[name] = field;

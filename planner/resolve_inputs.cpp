@@ -121,7 +121,7 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     // `--target qc-u` alone: the architecture's default recipe is a GPU's (fp8-dynamic for
     // llama), which the GPNPU cannot serve; the one recipe made for that target and this
     // architecture is what the user means.
-    const std::string made_for = req.target && !req.recipe && !hint(cfg, "recipe") ? recipe_made_for(catalog, *req.target, arch.value("name", ir.architecture->name)) : "";
+    const std::string made_for = req.target && !req.recipe && !hint(cfg, "recipe") ? recipe_made_for(catalog, *req.target, ir.architecture_name()) : "";
     if (!made_for.empty()) recipe_name = made_for;
     // Where the recipe's and target's names came from, for errors: the flag, the config's hint,
     // else the data's default.
@@ -163,7 +163,7 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
         }
 
     // Kernel tables and fusion rules the target lists that apply to this architecture.
-    std::string arch_name = arch.value("name", ir.architecture->name);
+    std::string arch_name = ir.architecture_name();
     std::string target_id = ir.target->json.value("name", ir.target->name);
     for (const auto& name : ir.target->json.value("catalogs", Json::array())) {
         for (const char* kind : {"kernels", "fusion"}) {

@@ -171,6 +171,12 @@ std::string closest_of(std::string_view text, std::span<const std::string> names
     return std::string(closest_of(text, std::span<const std::string_view>(views)));
 }
 
+std::string quoted_names(std::span<const std::string> names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "'" : ", '") + n + "'";
+    return out;
+}
+
 std::string name_hint(std::string_view text, std::span<const std::string> names, std::string_view plural) {
     if (auto near = closest_of(text, names); !near.empty()) return " (did you mean '" + near + "'?)";
     if (names.empty() || names.size() > 12) return "";

@@ -161,5 +161,7 @@ std::string closest_of(std::string_view text, std::span<const std::string> names
 // What to add to "unknown X 'text'": " (did you mean 'x'?)" for a near miss, else the names
 // when they are few (" (<plural>: a, b, c)"), else "".
 std::string name_hint(std::string_view text, std::span<const std::string> names, std::string_view plural);
+// "'a', 'b', 'c'": the names a refusal says are planned.
+std::string quoted_names(std::span<const std::string> names);
 
 }  // namespace kbp::schema

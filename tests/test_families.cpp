@@ -53,6 +53,22 @@ kbp::schema::Blueprint plan_of(const kbp::planner::PlanRequest& r) {
     return std::move(p->blueprint);
 }
 
+// A sample's arm on another target and recipe ("prefill", 512, "b200", "nvfp4").
+kbp::planner::PlanRequest request_on(const std::string& name, const std::string& arm, std::int64_t rows, const std::string& target,
+                                     const std::string& recipe) {
+    auto r = request(sample(name), arm, rows);
+    r.target = target;
+    r.recipe = recipe;
+    return r;
+}
+
+// A sample's decode plan for one of `tp` devices (kbp plan --tp).
+kbp::schema::Blueprint plan_split(const std::string& name, std::int64_t tp) {
+    auto r = request(sample(name));
+    r.tp = tp;
+    return plan_of(r);
+}
+
 // A sample's config with `change` applied, planned (decode); the error when refused.
 kbp::Result<kbp::schema::Blueprint> changed(const std::string& name, const std::function<void(OJson&)>& change) {
     kbp::test::TempDir dir;
@@ -162,10 +178,7 @@ TEST_CASE("families: every family plans multi_seq 64 on H100 FP8 and prefill 512
         for (const auto& [arm, rows, target, recipe] : std::vector<std::tuple<std::string, std::int64_t, std::string, std::string>>{
                  {"multi_seq", 64, "h100", "fp8-dynamic"}, {"prefill", 512, "b200", "nvfp4"}}) {
             INFO(name << " " << arm << " " << rows << " " << target);
-            auto r = request(sample(name), arm, rows);
-            r.target = target;
-            r.recipe = recipe;
-            auto plan = plan_of(r);
+            auto plan = plan_of(request_on(name, arm, rows, target, recipe));
             auto problems = kbp::schema::validate(plan);
             INFO((problems.empty() ? std::string() : problems.items().front().pointer + ": " + problems.items().front().message));
             CHECK(problems.empty());
@@ -425,9 +438,7 @@ TEST_CASE("families: Nemotron-H's hybrid_override_pattern gives every layer one 
     CHECK(node(prefill, "l0.mamba.ssm")->point.find("chunk")->integer() == 128);
     // --tp 2: a device holds half the Mamba heads and B / C groups, with half their conv window and
     // state, as it holds half the query and KV heads.
-    auto halves = request(sample("nemotron-nano-9b-v2"));
-    halves.tp = 2;
-    auto tp2 = plan_of(halves);
+    auto tp2 = plan_split("nemotron-nano-9b-v2", 2);
     CHECK(out_width(tp2, "l0.mamba.in_proj_xbc") == 5120 + 2 * 4 * 128);
     CHECK(out_width(tp2, "l0.mamba.in_proj_dt") == 64);
     CHECK(node(tp2, "l0.mamba.ssm")->point.find("heads_per_group")->integer() == 16);
@@ -555,9 +566,7 @@ TEST_CASE("families: MiniMax-M2 plans vLLM's and transformers' module shapes: wh
     CHECK(kbp::schema::compute_memory(*full_rotary).parameters == m.parameters);
     // --tp 8: a device holds 6 query heads and 1 KV head, so its slices of the norms are 768 and 128
     // wide (the all-reduce of their mean squares is the kernel's, qk_rms_norm's text says).
-    auto eighth = request(sample("minimax-m2"));
-    eighth.tp = 8;
-    auto tp8 = plan_of(eighth);
+    auto tp8 = plan_split("minimax-m2", 8);
     CHECK(out_width(tp8, "l0.layerqk_attn.q_norm") == 768);
     CHECK(out_width(tp8, "l0.layerqk_attn.k_norm") == 128);
     CHECK(out_width(tp8, "l0.moe.experts_gate_up") == 2 * 192);
@@ -706,19 +715,14 @@ TEST_CASE("families: Nemotron 3 Nano's MoE layers ('E', or 'moe' in layers_block
 
     // --tp 2: a device holds half of every expert's and of the shared expert's width, half the
     // Mamba heads and query heads, one KV head.
-    auto halves = request(sample(name));
-    halves.tp = 2;
-    auto tp2 = plan_of(halves);
+    auto tp2 = plan_split(name, 2);
     CHECK(out_width(tp2, "l1.moe.experts_up") == 928);
     CHECK(out_width(tp2, "l1.moe.shared_up") == 1856);
     CHECK(out_width(tp2, "l1.moe.gate") == 128);
     CHECK(out_width(tp2, "l0.mamba.in_proj_dt") == 32);
 
     // The decode forms on one row, the chunked scan and the varlen conv on a prompt, on the B200 in NVFP4 too.
-    auto prefill = request(sample(name), "prefill", 512);
-    prefill.target = "b200";
-    prefill.recipe = "nvfp4";
-    auto p = plan_of(prefill);
+    auto p = plan_of(request_on(name, "prefill", 512, "b200", "nvfp4"));
     CHECK(node(p, "l0.mamba.ssm")->kernel == "mamba_ssm::mamba_chunk_scan_combined");
     CHECK(node(p, "l1.moe.experts_up")->kernel == "moe::fused_moe_nvfp4");
     CHECK(node(p, "l1.moe.shared_up")->kernel == "nvfp4_gemm::nvfp4_gemm_block_scaled");
@@ -830,9 +834,7 @@ TEST_CASE("families: OLMo 2 and 3 plan transformers' and vLLM's module shapes: n
     CHECK(out_width(*gqa, "l0.layerqk_attn.k_norm") == 1024);
     CHECK(cached_values(*gqa) == 2 * 8 * 128);
     // --tp 2: a device holds 16 heads, so its slices of q_norm and k_norm are 2,048 wide.
-    auto half = request(sample("olmo-2-1124-7b"));
-    half.tp = 2;
-    auto tp2 = plan_of(half);
+    auto tp2 = plan_split("olmo-2-1124-7b", 2);
     CHECK(out_width(tp2, "l0.layerqk_attn.q_norm") == 2048);
     CHECK(out_width(tp2, "l0.layerqk_attn.k_norm") == 2048);
     CHECK(kbp::schema::validate(tp2).empty());
@@ -1009,9 +1011,7 @@ TEST_CASE("families: Granite 4.0-H plans transformers' and vLLM's GraniteMoeHybr
     CHECK(kbp::schema::compute_memory(*nobias).parameters == memory.parameters - 36 * 3328);
 
     // --tp 2: half the experts' and the shared MLP's width, half the Mamba heads, 2 of the 4 KV heads.
-    auto halves = request(sample(name));
-    halves.tp = 2;
-    auto tp2 = plan_of(halves);
+    auto tp2 = plan_split(name, 2);
     CHECK(kbp::schema::validate(tp2).empty());
     CHECK(out_width(tp2, "l0.moe.experts_gate_up") == 512);
     CHECK(out_width(tp2, "l0.moe.shared_gate_up") == 1024);
@@ -1019,10 +1019,7 @@ TEST_CASE("families: Granite 4.0-H plans transformers' and vLLM's GraniteMoeHybr
     CHECK(out_width(tp2, "l5.attn.k") == 256);
 
     // B200 NVFP4 prefill: the chunked scan, the varlen conv, the NVFP4 MoE.
-    auto prefill = request(sample(name), "prefill", 512);
-    prefill.target = "b200";
-    prefill.recipe = "nvfp4";
-    auto p = plan_of(prefill);
+    auto p = plan_of(request_on(name, "prefill", 512, "b200", "nvfp4"));
     CHECK(kbp::schema::validate(p).empty());
     CHECK(node(p, "l0.mamba.ssm")->kernel == "mamba_ssm::mamba_chunk_scan_combined");
     CHECK(node(p, "l0.mamba.conv")->kernel == "causal_conv1d::causal_conv1d_fn");
@@ -1251,12 +1248,7 @@ TEST_CASE("families: a recipe or target file the config's hints name is found be
 TEST_CASE("families: llama.cpp's Q8_0 GGUFs plan int8/b32 weights on the mmvq kernels", "[families][q8_0]") {
     using kbp::schema::FormatId;
     using kbp::schema::OpId;
-    auto q8 = [](const std::string& name, const std::string& recipe) {
-        auto r = request(sample(name));
-        r.recipe = recipe;
-        r.target = "gb10";
-        return plan_of(r);
-    };
+    auto q8 = [](const std::string& name, const std::string& recipe) { return plan_of(request_on(name, "decode", 1, "gb10", recipe)); };
     // gguf-q8_0 on a dense model: every projection and the LM head in int8/b32, read by mmvq at one row.
     auto dense = q8("qwen2.5-7b", "gguf-q8_0");
     int projections = 0;
@@ -1289,10 +1281,7 @@ TEST_CASE("families: llama.cpp's Q8_0 GGUFs plan int8/b32 weights on the mmvq ke
             CHECK(n.precision.weight->id == FormatId::int8_b32);
         }
     // More rows than mmvq serves (8) go to the tiled mmq GEMM.
-    auto r = request(sample("qwen2.5-7b"), "prefill", 512);
-    r.recipe = "gguf-q8_0";
-    r.target = "gb10";
-    auto prefill = plan_of(r);
+    auto prefill = plan_of(request_on("qwen2.5-7b", "prefill", 512, "gb10", "gguf-q8_0"));
     for (const auto& n : prefill.nodes)
         if (n.op.kind.id == OpId::linear) {
             REQUIRE(n.kernel);
