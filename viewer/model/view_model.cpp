@@ -284,13 +284,13 @@ const Scene* ViewModel::scene() const { return shown().scene.get(); }
 void ViewModel::fit() {
     follow_ = false;
     for (int side = 0; side < 2; ++side)
-        if (side == shown_ || side_by_side()) sides_[side].auto_fit = true;
+        if (moves_with_view(side)) sides_[side].auto_fit = true;
 }
 
 void ViewModel::pan(float dx, float dy) {
     follow_ = false;
     for (int side = 0; side < 2; ++side)
-        if (side == shown_ || side_by_side()) {
+        if (moves_with_view(side)) {
             sides_[side].auto_fit = false;
             sides_[side].camera.pan(dx, dy);
         }
@@ -301,7 +301,7 @@ void ViewModel::zoom_at(Vec2 screen, double factor) {
     const Box& at = pane(side_at(screen));
     for (int side = 0; side < 2; ++side) {
         Side& s = sides_[side];
-        if (!(side == shown_ || side_by_side()) || !s.scene) continue;
+        if (!moves_with_view(side) || !s.scene) continue;
         s.auto_fit = false;
         follow_ = false;
         const Box p = pane(side);
@@ -329,7 +329,7 @@ void ViewModel::set_zoom(double zoom, Vec2 centre) {
 
 void ViewModel::set_zoom_level(double zoom) {
     for (int side = 0; side < 2; ++side)
-        if (side == shown_ || side_by_side()) {
+        if (moves_with_view(side)) {
             sides_[side].auto_fit = false;
             sides_[side].camera.zoom = zoom;
         }

@@ -200,6 +200,9 @@ private:
     FrameContext context(int side, const Box& viewport) const;
     // The side whose pane holds `screen` (the shown one unless side by side).
     int side_at(Vec2 screen) const;
+    // Whether a pan, zoom or fit of the view moves this side's camera: the shown side's, and side
+    // by side both.
+    bool moves_with_view(int side) const { return side == shown_ || side_by_side(); }
     // Side by side: input at `screen` goes to that pane's plan, which becomes the shown one.
     void focus_pane_at(Vec2 screen);
     FrameStats frame_side_by_side(DrawList& out);
