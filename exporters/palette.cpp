@@ -48,13 +48,21 @@ struct FormatRow {
 };
 
 // By width, then by how the format is scaled; the legend lists formats in this order.
-constexpr std::array<FormatRow, 16> format_rows{{
+constexpr std::array<FormatRow, 24> format_rows{{
     {FormatId::nvfp4_g16, 4, {"#f4aaa6", "#c0392b"}},
     {FormatId::mxfp4_g32, 4, {"#f7c4a0", "#d35400"}},
     {FormatId::int4_b128, 4, {"#f6c1d8", "#ad1457"}},
+    {FormatId::int4_g128, 4, {"#f9cfe0", "#c2185b"}},
+    {FormatId::int4_g128z, 4, {"#f3b6cf", "#880e4f"}},
+    {FormatId::int4_g32, 4, {"#fbd9e6", "#d81b60"}},
+    {FormatId::int4_g32z, 4, {"#efa9c4", "#6d0a3c"}},
+    {FormatId::nf4_b64, 4, {"#f9d3c4", "#bf360c"}},
+    {FormatId::nf4_b64dq, 4, {"#f5c2ae", "#8c2a08"}},
     {FormatId::fp8_token, 8, {"#fde3a0", "#b7791f"}},
     {FormatId::fp8_channel, 8, {"#fff1a8", "#8d7a00"}},
     {FormatId::fp8_tensor, 8, {"#f8dfc0", "#a0522d"}},
+    {FormatId::fp8_b128, 8, {"#fbe8b0", "#9a6b00"}},
+    {FormatId::fp8_g128, 8, {"#fde9b8", "#a86b12"}},
     {FormatId::int8_token, 8, {"#e4d4f4", "#6a3d9a"}},
     {FormatId::int8_channel, 8, {"#ebdff7", "#7e57c2"}},
     {FormatId::int8_static, 8, {"#efe6f8", "#8e6bbf"}},

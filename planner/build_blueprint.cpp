@@ -147,6 +147,12 @@ Result<schema::Blueprint> build_blueprint(Ir& ir) {
     // The nodes leave the IR once the edges are made from them: a plan of a million nodes is not
     // held twice.
     b.nodes.reserve(ir.nodes.size());
+    schema::JsonObject modules;
+    for (const auto& n : ir.nodes) {
+        if (n.modules.empty()) continue;
+        schema::JsonArray names(n.modules.begin(), n.modules.end());
+        modules.emplace_back(n.node.id, std::move(names));
+    }
     for (std::size_t i = 0; i < ir.nodes.size(); ++i) {
         b.nodes.push_back(std::move(ir.nodes[i].node));
         b.nodes.back().order = static_cast<std::int64_t>(i);
@@ -161,6 +167,8 @@ Result<schema::Blueprint> build_blueprint(Ir& ir) {
     b.arm.digest = digest.hex();
     b.symbols = ir.symbols;
     if (!ir.config_fields.empty()) b.config_fields = ir.config_fields;
+    // Names, not decisions: outside the arm's digest, like the config's fields.
+    if (!modules.empty()) b.modules = std::move(modules);
 
     // Layers that do not repeat (an architecture whose last layer feeds nothing) have no collapsed form.
     auto collapsed = schema::collapse_layers(b, {.detail = false});

@@ -219,6 +219,29 @@ struct BlockUse {
 };
 
 // The op's own knobs: its `point` (filled), and the [n, k] of a `weight_shape`.
+// The Hugging Face module names an op's "module" gives, made whole: a layer's ops are named
+// relative to the architecture's module_prefix ("model.layers.{layer}."), the prologue's and
+// epilogue's in full; "{expert}" stands for every routed expert and is written '*'.
+std::vector<std::string> module_names(const Json& arch, const Json& spec, std::optional<std::int64_t> layer) {
+    std::vector<std::string> out;
+    auto m = spec.find("module");
+    if (m == spec.end()) return out;
+    std::string prefix;
+    if (layer) {
+        prefix = arch.value("module_prefix", std::string("model.layers.{layer}."));
+        if (auto at = prefix.find("{layer}"); at != std::string::npos) prefix.replace(at, 7, std::to_string(*layer));
+    }
+    auto add = [&](const std::string& relative) {
+        std::string name = prefix + relative;
+        for (auto at = name.find("{expert}"); at != std::string::npos; at = name.find("{expert}")) name.replace(at, 8, "*");
+        out.push_back(std::move(name));
+    };
+    if (m->is_string()) add(m->get<std::string>());
+    else
+        for (const auto& r : *m) add(r.get<std::string>());
+    return out;
+}
+
 Status own_point(const Ir& ir, const Json& spec, const std::string& where, IrNode& n) {
     schema::JsonObject point;
     if (auto p = spec.find("point"); p != spec.end()) {
@@ -338,6 +361,7 @@ Status expand_layers(Ir& ir) {
             n.node.where = schema::WhereName::parse("device");
             if (spec.contains("state")) n.node.state = schema::parse_state_roles(spec["state"].get<std::string>());
             n.weighted = ir.has_weight(n.node.op);
+            n.modules = module_names(arch, spec, use.layer);
             if (auto s = own_point(ir, spec, where, n); !s) return s;
             for (const auto& input : spec.value("in", Json::array())) {
                 std::string name = input.get<std::string>();

@@ -135,6 +135,14 @@ bool is_quantized(const schema::Format& f) {
         case FormatId::int8_channel:
         case FormatId::int8_static:
         case FormatId::int8_b32:
+        case FormatId::fp8_b128:
+        case FormatId::fp8_g128:
+        case FormatId::int4_g128:
+        case FormatId::int4_g128z:
+        case FormatId::int4_g32:
+        case FormatId::int4_g32z:
+        case FormatId::nf4_b64:
+        case FormatId::nf4_b64dq:
         case FormatId::fx32: return true;
         default: return false;
     }

@@ -70,6 +70,10 @@ struct IrNode {
     const Json* steps_spec = nullptr;     // the kernel row's or instance's own steps, if any
     schema::Sym kernel_rule;  // the solo group rule from the kernel table
     std::vector<std::string> kernel_launches;  // a kernel-less row's launches (several kernels)
+    // The checkpoint's module names of the weights it reads ("model.layers.3.self_attn.q_proj";
+    // '*' for each routed expert), from the architecture's "module": what a quantization_config
+    // is matched against and `kbp export quant` names.
+    std::vector<std::string> modules;
     Decision why;
 };
 

@@ -335,6 +335,11 @@ struct Blueprint {
     // `sequences` alone (the model's figures already in it). kbp's planner writes them from its
     // architecture and ops data, so the cost reads a plan alone (planner/cost.hpp).
     std::optional<JsonObject> node_costs;
+    // The checkpoint's own names for what a node computes, keyed by node id: the Hugging Face
+    // modules whose weights it reads ("l3.attn.q": ["model.layers.3.self_attn.q_proj"]; a fused
+    // gate|up names both; routed experts "model.layers.3.mlp.experts.*.gate_proj", '*' for each
+    // expert). What `kbp export quant` writes and a quantization_config is matched against.
+    std::optional<JsonObject> modules;
     std::vector<Layer> layers;
     std::vector<Node> nodes;
     std::vector<Edge> edges;

@@ -28,6 +28,20 @@ std::optional<std::int64_t> row_bytes(const Format& format, std::int64_t d) {
         case FormatId::int4_b128: return ceil_div(d, 2) + 4 * ceil_div(d, 128) + ceil_div(ceil_div(d, 128), 2);
         // llama.cpp's Q8_0 (ggml's block_q8_0): 32 int8 codes and an f16 scale, 34 bytes per 32.
         case FormatId::int8_b32: return d + 2 * ceil_div(d, 32);
+        // A weight's 128 x 128 blocks: a row of d carries its share of the block scales (weight_bytes is exact).
+        case FormatId::fp8_b128: return d + ceil_div(4 * ceil_div(d, 128), 128);
+        // Per-token-group FP8 (vLLM's per_token_group_quant_fp8): an f32 scale per 128 values.
+        case FormatId::fp8_g128: return d + 4 * ceil_div(d, 128);
+        // GPTQ / AWQ / compressed-tensors pack-quantized: codes two a byte, an f16 scale per group,
+        // and for the asymmetric ones a 4-bit zero point per group (qzeros, packed eight an int32).
+        case FormatId::int4_g128: return ceil_div(d, 2) + 2 * ceil_div(d, 128);
+        case FormatId::int4_g128z: return ceil_div(d, 2) + 2 * ceil_div(d, 128) + ceil_div(ceil_div(d, 128), 2);
+        case FormatId::int4_g32: return ceil_div(d, 2) + 2 * ceil_div(d, 32);
+        case FormatId::int4_g32z: return ceil_div(d, 2) + 2 * ceil_div(d, 32) + ceil_div(ceil_div(d, 32), 2);
+        // bitsandbytes' 4-bit: an f32 absmax per 64 codes, or with double quantization an 8-bit
+        // absmax per 64 and an f32 scale per 256 absmaxes.
+        case FormatId::nf4_b64: return ceil_div(d, 2) + 4 * ceil_div(d, 64);
+        case FormatId::nf4_b64dq: return ceil_div(d, 2) + ceil_div(d, 64) + 4 * ceil_div(ceil_div(d, 64), 256);
         case FormatId::unknown: return std::nullopt;
     }
     return std::nullopt;
@@ -38,6 +52,7 @@ std::optional<std::int64_t> weight_bytes(const Format& format, std::int64_t rows
         case FormatId::fp8_channel:
         case FormatId::int8_channel: return rows * cols + 4 * rows;
         case FormatId::nvfp4_g16: return rows * (ceil_div(cols, 2) + ceil_div(cols, 16)) + 4;
+        case FormatId::fp8_b128: return rows * cols + 4 * ceil_div(rows, 128) * ceil_div(cols, 128);
         default: {
             auto r = row_bytes(format, cols);
             if (!r) return std::nullopt;

@@ -17,7 +17,10 @@ namespace kbp::schema {
 // is unknown to this version. bf16 2d; f32, i32 4d; fp8/token d+4 (an f32 scale per row);
 // nvfp4/g16 d/2 + d/16 + 4 (packed codes, an E4M3 scale per 16, an f32 global scale);
 // int4/b128 d/2 + 4 d/128 + d/256 (MatMulNBits: an f32 scale and a 4-bit zero point per 128);
-// int8/b32 d + 2 d/32 (llama.cpp's Q8_0: an f16 scale per block of 32).
+// int8/b32 d + 2 d/32 (llama.cpp's Q8_0: an f16 scale per block of 32); fp8/g128 d + 4 d/128;
+// int4/g<G> d/2 + 2 d/G (an f16 scale per group), int4/g<G>z + d/2G (a 4-bit zero point per
+// group); nf4/b64 d/2 + 4 d/64, nf4/b64dq d/2 + d/64 + 4 d/16384 (bitsandbytes' double quant);
+// fp8/b128 (a weight's 128 x 128 blocks) d plus its share of the block scales.
 std::optional<std::int64_t> row_bytes(const Format& format, std::int64_t dim);
 
 // Bytes of a whole weight matrix of `rows` x `cols` values stored in `format`.

@@ -11,10 +11,12 @@
 namespace kbp::schema {
 namespace {
 
-constexpr std::array<std::string_view, 17> format_names{
+constexpr std::array<std::string_view, 25> format_names{
     "",          "bf16",       "f16",          "f32",        "i32",         "i8",
     "fp8/token", "fp8/channel", "fp8/tensor",  "nvfp4/g16",  "mxfp4/g32",   "int4/b128",
     "int8/token", "int8/channel", "int8/static", "fx32",        "int8/b32",
+    "fp8/b128",  "fp8/g128",   "int4/g128",    "int4/g128z", "int4/g32",    "int4/g32z",
+    "nf4/b64",   "nf4/b64dq",
 };
 constexpr std::array<std::string_view, 37> op_names{
     "",              "embed",          "hc_expand",      "hc_pre",        "hc_post",

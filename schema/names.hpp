@@ -34,6 +34,15 @@ enum class FormatId : std::uint8_t {
     int8_static,  // "int8/static": int8 with a calibrated scale fixed at compile time
     fx32,         // "fx32/f<F>": FixedPoint32 with F fractional bits (Chimera GPNPU)
     int8_b32,     // "int8/b32": symmetric int8, an f16 scale per 32 (llama.cpp's Q8_0)
+    // The formats quantized checkpoints declare (planner/import_quant.cpp reads them):
+    fp8_b128,     // "fp8/b128": E4M3 weight, an f32 scale per 128 x 128 block (DeepSeek-V3, Qwen3 FP8)
+    fp8_g128,     // "fp8/g128": E4M3 activation, an f32 scale per 128 values of a row (per-token-group)
+    int4_g128,    // "int4/g128": symmetric int4, an f16 scale per 128 (GPTQ sym, compressed-tensors W4A16)
+    int4_g128z,   // "int4/g128z": int4, an f16 scale and a 4-bit zero point per 128 (AWQ, GPTQ asym)
+    int4_g32,     // "int4/g32": symmetric int4, an f16 scale per 32
+    int4_g32z,    // "int4/g32z": int4, an f16 scale and a 4-bit zero point per 32
+    nf4_b64,      // "nf4/b64": bitsandbytes NF4 codes, an f32 absmax per 64
+    nf4_b64dq,    // "nf4/b64dq": NF4 codes, an 8-bit absmax per 64 with an f32 scale per 256 of those (double quant)
 };
 
 // The op an node performs. Projections are "linear:<role>" (the role is kept apart).

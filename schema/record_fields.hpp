@@ -361,6 +361,7 @@ template <> inline constexpr auto record_fields<Blueprint> = std::tuple{
     field("symbols", &Blueprint::symbols, Presence::optional, 0, max_dim),
     field("config_fields", &Blueprint::config_fields, Presence::optional),
     field("node_costs", &Blueprint::node_costs, Presence::optional),
+    field("modules", &Blueprint::modules, Presence::optional),
     field("layers", &Blueprint::layers),
     field("nodes", &Blueprint::nodes),
     field("edges", &Blueprint::edges),

@@ -9,6 +9,7 @@ Result<Blueprint> relayout(const Blueprint& plan, const std::vector<std::string>
     if (!collapsed) return collapsed.error();
     Blueprint b = plan;
     b.node_costs.reset();  // keyed by the old layout's node ids
+    b.modules.reset();
     b.collapsed = std::move(*collapsed);
     auto& c = *b.collapsed;
     c.layout.clear();
