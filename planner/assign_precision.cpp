@@ -129,10 +129,21 @@ Status assign_precision(Ir& ir) {
         return make_error(ErrorCode::invalid_input, where, "no tier serves " + std::to_string(ir.rows) + " rows");
     };
 
-    for (auto& n : ir.nodes) {
+    for (std::size_t index = 0; index < ir.nodes.size(); ++index) {
+        IrNode& n = ir.nodes[index];
         auto& p = n.node.precision;
         const Json& spec_precision = n.spec->value("precision", Json::object());
-        if (!n.weighted) {
+        if (index < ir.imported.size() && ir.imported[index]) {
+            // The checkpoint's own precision (import_quant.cpp).
+            const ImportedFormats& imported = *ir.imported[index];
+            for (const auto& f : {imported.weight, imported.activation})
+                if (auto s = check_format(std::string(f.name()), imported.where); !s) return s;
+            p.weight = imported.weight;
+            p.activation = imported.activation;
+            std::string out = spec_precision.contains("output") ? spec_precision["output"][0].get<std::string>() : "bf16";
+            p.output = std::vector<schema::Format>{replace_float(schema::Format::parse(out))};
+            n.why.recipe = imported.where;
+        } else if (!n.weighted) {
             // A lookup table's format (the embedding's), when the architecture gives one.
             if (spec_precision.contains("weight") && spec_precision["weight"].is_string())
                 p.weight = schema::Format::parse(spec_precision["weight"].get<std::string>());
@@ -211,8 +222,10 @@ Status assign_precision(Ir& ir) {
         return std::any_of(architecture_ops.begin(), architecture_ops.end(),
                            [&](const std::string& op) { return name_matches(entry["op"].get<std::string>(), op); });
     };
+    // The recipe under an imported precision only fills in what the checkpoint does not say:
+    // its entries for what the checkpoint did say are not mistakes.
     for (const auto& e : entries)
-        if (!e.used && !e.from_part && could_match(*e.json)) ir.warnings.push_back(e.where + ": matches no op of this model");
+        if (!ir.quant && !e.used && !e.from_part && could_match(*e.json)) ir.warnings.push_back(e.where + ": matches no op of this model");
     for (const auto& e : op_formats)
         if (!e.used) ir.warnings.push_back(e.where + ": matches no op of this model");
     return Ok{};

@@ -14,7 +14,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // In the order they are checked: a recipe's check reads its parts, checked by then.
-constexpr std::array<std::string_view, 9> kinds{"ops", "explain", "recipes/parts", "architectures", "recipes", "targets", "kernels", "fusion", "calibrations"};
+constexpr std::array<std::string_view, 10> kinds{"ops", "explain", "recipes/parts", "architectures", "recipes", "targets", "kernels", "fusion", "calibrations", "quantizers"};
 
 struct Schema {
     std::string origin;  // "embedded:schemas/recipes.schema.json"

@@ -13,6 +13,10 @@ namespace kbp::planner {
 std::vector<const DataFile*> Ir::input_files() const {
     std::vector<const DataFile*> inputs{config, architecture, recipe};
     inputs.insert(inputs.end(), recipe_parts.begin(), recipe_parts.end());
+    if (quant) {
+        if (quant->file != config) inputs.push_back(quant->file);
+        inputs.push_back(quant->table);
+    }
     inputs.push_back(target);
     if (ranges) inputs.push_back(ranges);
     for (const auto* list : {&kernels, &fusion, &explain, &ops}) inputs.insert(inputs.end(), list->begin(), list->end());

@@ -77,6 +77,22 @@ struct IrNode {
     Decision why;
 };
 
+// The precision a checkpoint declares (import_quant.hpp): where its quantization config is, and
+// what it decided for each weighted node.
+struct QuantSource {
+    const DataFile* file = nullptr;   // the config, or hf_quant_config.json beside it
+    std::string pointer;              // "/quantization_config", "/text_config/quantization_config", ...
+    const Json* json = nullptr;       // that object
+    std::string method;               // "compressed-tensors", "modelopt", "fp8", "awq", ...
+    const DataFile* table = nullptr;  // quantizers/<method>.json
+    // Where a message points: "config.json: /quantization_config" + `below`.
+    std::string at(const std::string& below = "") const { return file->origin + ": " + pointer + below; }
+};
+struct ImportedFormats {
+    schema::Format weight, activation;
+    std::string where;  // the entry that decided it: "config.json: /quantization_config/config_groups/group_0"
+};
+
 struct Ir {
     PlanRequest request;
     std::shared_ptr<Catalog> catalog;  // owns the data files below
@@ -84,6 +100,8 @@ struct Ir {
     const DataFile* architecture = nullptr;
     const DataFile* recipe = nullptr;
     std::vector<const DataFile*> recipe_parts;
+    std::optional<QuantSource> quant;  // the checkpoint's own precision, when it declares one and no recipe was named
+    std::vector<std::optional<ImportedFormats>> imported;  // by node index: what `quant` decided (import_precision)
     const DataFile* target = nullptr;
     const DataFile* ranges = nullptr;  // --ranges
     std::map<std::string, TensorRange> tensor_ranges;  // by tensor id

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "planner/cost.hpp"
+#include "planner/import_quant.hpp"
 #include "planner/state_bytes.hpp"
 #include "planner/passes.hpp"
 #include "planner/tensor_parallel.hpp"
@@ -39,7 +40,7 @@ Result<Ir> run(const Catalog& loaded, const PlanRequest& request) {
     ir.request = request;
     if (auto s = resolve_inputs(ir, *ir.catalog); !s) return s.error();
     if (auto s = check_interconnect(ir); !s) return s.error();
-    for (auto pass : {expand_layers, assign_precision, insert_smoothing, insert_quant, choose_kernels, form_groups, assign_fraction_bits,
+    for (auto pass : {expand_layers, import_precision, assign_precision, insert_smoothing, insert_quant, choose_kernels, form_groups, assign_fraction_bits,
                       describe_steps, check_budgets})
         if (auto s = pass(ir); !s) return s.error();
     return ir;

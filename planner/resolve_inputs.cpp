@@ -11,6 +11,7 @@
 #include "planner/check_data.hpp"
 #include "planner/data_schema.hpp"
 #include "planner/expr.hpp"
+#include "planner/import_quant.hpp"
 #include "planner/model_symbols.hpp"
 #include "planner/limits.hpp"
 #include "planner/passes.hpp"
@@ -115,13 +116,25 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
         if (!looks_like_path(name) || fs::path(name).is_absolute()) return name;
         return (fs::path(req.config_path).parent_path() / name).lexically_normal().string();
     };
-    std::string recipe_name = req.recipe ? *req.recipe
+    // A checkpoint that declares its own precision is planned in it unless a recipe is named
+    // (import_quant.hpp); the bf16 recipe then gives what the declaration does not reach.
+    const bool recipe_named = req.recipe || hint(cfg, "recipe");
+    if (auto q = find_quant_source(*ir.config, req.config_path, catalog); !q) {
+        if (!recipe_named) return q.error();
+    } else if (*q && recipe_named) {
+        ir.warnings.push_back((req.recipe ? "--recipe " + *req.recipe : cfg_name + ": /kbp/recipe") + " overrides the checkpoint's own precision (" +
+                              (*q)->at() + ", quant_method " + (*q)->method + ")");
+    } else if (*q) {
+        ir.quant = **q;
+    }
+    std::string recipe_name = ir.quant ? "bf16"
+                              : req.recipe ? *req.recipe
                               : hint(cfg, "recipe") ? beside_config(*hint(cfg, "recipe"))
                                                     : defaults.value("recipe", "");
     // `--target qc-u` alone: the architecture's default recipe is a GPU's (fp8-dynamic for
     // llama), which the GPNPU cannot serve; the one recipe made for that target and this
     // architecture is what the user means.
-    const std::string made_for = req.target && !req.recipe && !hint(cfg, "recipe") ? recipe_made_for(catalog, *req.target, ir.architecture_name()) : "";
+    const std::string made_for = req.target && !recipe_named && !ir.quant ? recipe_made_for(catalog, *req.target, ir.architecture_name()) : "";
     if (!made_for.empty()) recipe_name = made_for;
     // Where the recipe's and target's names came from, for errors: the flag, the config's hint,
     // else the data's default.
@@ -149,7 +162,8 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     auto target = catalog.get("targets", target_name);
     if (!target) return at_name(target.error(), target_name, named_at(req.target, "target", target_default));
     ir.target = *target;
-    ir.inputs_from = "recipe '" + ir.recipe->name + "' from " + named_at(req.recipe, "recipe", recipe_default + " as " + cfg_name + " names no kbp.recipe") +
+    ir.inputs_from = (ir.quant ? "precision from " + ir.quant->at() + " (the checkpoint's own; --recipe plans another)"
+                               : "recipe '" + ir.recipe->name + "' from " + named_at(req.recipe, "recipe", recipe_default + " as " + cfg_name + " names no kbp.recipe")) +
                      ", target '" + ir.target->name + "' from " +
                      named_at(req.target, "target", target_default + " as " + cfg_name + " names no kbp.target");
 
@@ -196,6 +210,11 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     const Json recipe_settings = ir.recipe->json.value("settings", Json::object());
     for (const auto& [k, v] : recipe_settings.items())
         ir.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    if (ir.quant) {
+        auto kv = quant_kv_cache_dtype(*ir.quant);
+        if (!kv) return kv.error();
+        if (*kv) ir.settings["kv_cache_dtype"] = **kv;
+    }
     std::vector<std::string> setting_names;
     for (const auto& [k, v] : ir.settings) setting_names.push_back(k);
     for (const auto& [k, v] : req.settings) {
@@ -260,7 +279,7 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
                : ir.recipe->json.contains("target") ? "recipe " + ir.recipe->name + "'s"
                                                     : "default of architecture '" + arch_name + "'") +
               ")");
-    if (!req.recipe)
+    if (!req.recipe && !ir.quant)
         chose("recipe " + ir.recipe->name + " (" +
               (hint(cfg, "recipe")  ? "the config's kbp.recipe"
                : !made_for.empty() ? "the one made for target " + ir.target->name
