@@ -6,6 +6,7 @@
 // families and formats used; provenance names every input file with its sha256.
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <set>
 
 #include "planner/data_schema.hpp"
@@ -92,12 +93,36 @@ schema::JsonValue stage_record(const Ir& ir) {
     return o;
 }
 
+// Layers planned from one template but laid out differently (a checkpoint that quantizes some
+// layers and not others: MIXED_PRECISION, an ignore list naming one layer's down_proj) are
+// templates of their own: "attn+mlp.v2" is the second layout of attn+mlp, so the collapsed form
+// still expands back to the flat plan.
+void name_layer_variants(Ir& ir) {
+    std::vector<std::string> signature(ir.layers.size());
+    for (const auto& n : ir.nodes) {
+        if (!n.node.layer || *n.node.layer < 0 || static_cast<std::size_t>(*n.node.layer) >= signature.size()) continue;
+        const auto& p = n.node.precision;
+        std::string& s = signature[static_cast<std::size_t>(*n.node.layer)];
+        s += std::string(n.local.view()) + "|" + std::string(n.node.op.name()) + "|" + (p.weight ? std::string(p.weight->name()) : "") + "|" +
+             (p.activation ? std::string(p.activation->name()) : "") + "|" + (n.node.kernel ? std::string(n.node.kernel->view()) : "") + ";";
+    }
+    std::map<std::string, std::vector<std::string>> seen;  // template -> its layouts, in order
+    for (std::size_t i = 0; i < ir.layers.size(); ++i) {
+        auto& layouts = seen[ir.layers[i].template_name];
+        auto it = std::find(layouts.begin(), layouts.end(), signature[i]);
+        const auto variant = static_cast<std::size_t>(it - layouts.begin());
+        if (it == layouts.end()) layouts.push_back(signature[i]);
+        if (variant > 0) ir.layers[i].template_name += ".v" + std::to_string(variant + 1);
+    }
+}
+
 }  // namespace
 
 Result<schema::Blueprint> build_blueprint(Ir& ir) {
     schema::Blueprint b;
     b.arm.mode = schema::ArmMode::parse(ir.request.arm);
     b.arm.rows = ir.rows;
+    name_layer_variants(ir);
     b.layers = ir.layers;
     b.groups = ir.groups;
 

@@ -507,7 +507,7 @@ Status import_precision(Ir& ir) {
             auto s = method->scheme(module, kind);
             if (!s) return s.error();
             if (op_scheme && !(*op_scheme == *s))
-                return refuse(s->where.empty() ? op_scheme->where : s->where,
+                return refuse(op_scheme->where.empty() ? s->where : op_scheme->where,
                               first + " and " + module + " are one op of kbp's and one module of the engines' (" + n.node.id + "), but get " +
                                   scheme_place(*op_scheme) + " and " + scheme_place(*s) + ": vLLM requires all shards of a fused layer to share a scheme");
             if (!op_scheme) {
@@ -517,7 +517,7 @@ Status import_precision(Ir& ir) {
             if (auto group = packed_group(module); !group.empty()) {
                 auto [it, fresh] = packed.emplace(group, std::make_pair(*s, module));
                 if (!fresh && !(it->second.first == *s))
-                    return refuse(s->where.empty() ? it->second.first.where : s->where,
+                    return refuse(it->second.first.where.empty() ? s->where : it->second.first.where,
                                   it->second.second + " and " + module + " are loaded as one " + group.substr(group.rfind('.') + 1) + " by the engines, but get " +
                                       scheme_place(it->second.first) + " and " + scheme_place(*s) +
                                       ": vLLM requires one scheme for all of them (compressed_tensors/utils.py should_ignore_layer, compressed_tensors_moe.py)");
