@@ -137,6 +137,9 @@ Result<std::string> Planner::why(const PlanRequest& request, const std::string& 
         if (n.node.id != node_id) continue;
         std::string out = node_id + " (" + n.node.op.name() + ", group " + std::to_string(n.node.group) + " " +
                           ir->groups[n.node.group].rule + ")\n";
+        // The checkpoint's modules the node reads: what a quantization_config's targets and
+        // ignore lists name it by.
+        for (const auto& m : n.modules) out += "  module:      " + m + "\n";
         if (n.node.inserted) out += "  inserted:    " + n.why.inserted_for + "\n";
         if (!n.why.recipe.empty()) out += "  recipe:      " + n.why.recipe + "\n";
         out += "  kernel row:  " + n.why.kernel_row + (n.why.kernel_row_json ? " " + n.why.kernel_row_json->dump() : "") + "\n";
