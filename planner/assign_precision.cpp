@@ -55,8 +55,10 @@ Status assign_precision(Ir& ir) {
         }
         entries.push_back({&recipe_entries[i], ir.recipe->origin + ": /entries/" + std::to_string(i)});
     }
-    std::vector<std::string> target_formats;
+    std::vector<std::string> target_formats, weight_only_formats;
     for (const auto& f : ir.target->json.value("formats", Json::array())) target_formats.push_back(f.get<std::string>());
+    // A format the device stores but cannot compute in (NVFP4 widened to bf16 by FP4 Marlin on Hopper).
+    for (const auto& f : ir.target->json.value("weight_formats", Json::array())) weight_only_formats.push_back(f.get<std::string>());
     // "fx32" in a recipe is FixedPoint32 with its fractional bits still to be decided.
     auto resolve = [](const std::string& f) { return f == "fx32" ? std::string("fx32/f?") : f; };
     // Where a {setting} in `raw` got its value: --set, or the recipe's settings.
@@ -71,15 +73,20 @@ Status assign_precision(Ir& ir) {
         return out;
     };
     // `f` is `raw` with its {settings} filled in.
-    auto check_format = [&](const std::string& f, const std::string& where, const std::string& raw = "") -> Status {
+    enum class Role { weight, activation };
+    auto check_format = [&](const std::string& f, const std::string& where, const std::string& raw = "", Role role = Role::activation) -> Status {
         const auto parsed = schema::Format::parse(resolve(f));
         const std::string from = raw.empty() || raw == f ? "" : " (" + raw + setting_sources(raw) + ")";
         if (!parsed.known()) return make_error(ErrorCode::invalid_input, where, "unknown format '" + f + "'" + from);
         std::string base(schema::format_doc_name(parsed));
-        if (!target_formats.empty() && std::find(target_formats.begin(), target_formats.end(), base) == target_formats.end())
+        auto among = [&](const std::vector<std::string>& list) { return std::find(list.begin(), list.end(), base) != list.end(); };
+        if (!target_formats.empty() && !among(target_formats) && !(role == Role::weight && among(weight_only_formats))) {
+            const bool weight_only = among(weight_only_formats);
             return make_error(ErrorCode::unsupported, where,
-                              "format '" + f + "'" + from + " is not available on target '" + ir.target->name + "' (" + ir.target->origin + ": /formats; " +
+                              "format '" + f + "'" + from + " is not available on target '" + ir.target->name + "'" + (weight_only ? " as an activation" : "") +
+                                  " (" + ir.target->origin + (weight_only ? ": /weight_formats lists it for weights only; " : ": /formats; ") +
                                   ir.inputs_from + ")" + recipes_for_kind(*ir.catalog, ir.target->json.value("kind", ""), ir.architecture_name()));
+        }
         return Ok{};
     };
     std::optional<schema::Format> float_replacement;
@@ -106,7 +113,8 @@ Status assign_precision(Ir& ir) {
                 if (e.contains(k) && !e[k].is_string()) return make_error(ErrorCode::invalid_input, where + "/" + k, "expected a string");
             for (const char* k : {"weight", "activation"})
                 if (e.contains(k))
-                    if (auto s = check_format(e[k].get<std::string>(), where + "/" + k); !s) return s;
+                    if (auto s = check_format(e[k].get<std::string>(), where + "/" + k, "", std::string(k) == "weight" ? Role::weight : Role::activation); !s)
+                        return s;
             op_formats.push_back({&e, where});
         }
     }
@@ -191,7 +199,7 @@ Status assign_precision(Ir& ir) {
                                   "no entry gives '" + n.local + "' (" + n.node.op.name() + ") a " + (weight ? "activation" : "weight") + " format" +
                                       (parts.empty() ? "" : parts + ")"));
             }
-            if (auto s = check_format(*weight, weight_where, weight_raw); !s) return s;
+            if (auto s = check_format(*weight, weight_where, weight_raw, Role::weight); !s) return s;
             if (auto s = check_format(*activation, activation_where, activation_raw); !s) return s;
             p.weight = schema::Format::parse(resolve(*weight));
             p.activation = schema::Format::parse(resolve(*activation));

@@ -273,11 +273,21 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
                     }
                     gc.weight_bytes += per_matrix * matrices;
                     gc.flops += 2.0 * k * nn * row_factor;
-                    std::string peak_key(p.activation && is_quantized(*p.activation) ? p.activation->name() : p.weight->name());
-                    if (n.compute && n.compute->kind.id == schema::ComputeId::tensor_core && peaks.contains(peak_key))
-                        compute_peak[n.group] = std::max(compute_peak[n.group], peaks[peak_key].get<double>() * 1e12);
-                    else if (n.compute && n.compute->kind.id == schema::ComputeId::tensor_core && peaks.contains(std::string(p.weight->name())))
-                        compute_peak[n.group] = std::max(compute_peak[n.group], peaks[std::string(p.weight->name())].get<double>() * 1e12);
+                    // The tensor cores run at the peak of the quantized activation's format (W8A8, W4A4),
+                    // else of the weight's, else of the activation's: a weight-only format (Marlin's
+                    // int4 or NVFP4, bitsandbytes' NF4) is widened to the bf16 activation's format
+                    // before the MMA, so it runs at the bf16 peak, not at the CUDA cores'.
+                    if (n.compute && n.compute->kind.id == schema::ComputeId::tensor_core) {
+                        std::vector<std::string> keys;
+                        if (p.activation && is_quantized(*p.activation)) keys.emplace_back(p.activation->name());
+                        keys.emplace_back(p.weight->name());
+                        if (p.activation) keys.emplace_back(p.activation->name());
+                        for (const auto& key : keys)
+                            if (peaks.contains(key)) {
+                                compute_peak[n.group] = std::max(compute_peak[n.group], peaks[key].get<double>() * 1e12);
+                                break;
+                            }
+                    }
                     break;
                 }
             }
