@@ -495,10 +495,14 @@ Status import_precision(Ir& ir) {
     // The scheme of each packed group (q/k/v, gate/up, a layer's experts), with the module that set it.
     std::map<std::string, std::pair<ModuleScheme, std::string>> packed;
     std::size_t quantized = 0, kept = 0, named = 0;
+    const bool tied = ir.config->json.value("tie_word_embeddings", false) == true;
     for (std::size_t i = 0; i < ir.nodes.size(); ++i) {
         IrNode& n = ir.nodes[i];
         const ModuleKind kind = kind_of(n.node.op);
         if (!n.weighted || kind == ModuleKind::other || n.modules.empty()) continue;
+        // Tied embeddings: the checkpoint stores no lm_head of its own, the engines read the
+        // embedding table, unquantized.
+        if (kind == ModuleKind::lm_head && tied) continue;
         ++named;
         std::optional<ModuleScheme> op_scheme;
         std::string first;
