@@ -9,6 +9,7 @@
 #include "schema/file_io.hpp"
 #include "schema/json_convert.hpp"
 #include "schema/memory.hpp"
+#include "schema/model_identity.hpp"
 #include "schema/sha256.hpp"
 
 namespace kbp::exporters {
@@ -23,14 +24,46 @@ J fraction_bits(const schema::Format& f) {
     return bits < 0 ? J(nullptr) : J(bits);
 }
 
-// The stage this plan feeds: the planner's record, else a GPU-style "launches" stage.
+std::string header_text(const schema::Blueprint& b, const char* key) {
+    if (!b.provenance) return "";
+    const auto* v = b.provenance->planner_header.find(key);
+    return v && v->is_string() ? v->string() : "";
+}
+
+// The model of a plan whose stage record does not name it (planned before the tag named the
+// model, or by another planner): what kbp's planner would have recorded, from the plan's own
+// config path, symbols, described fields and layers; another planner's plan is named by the
+// checkpoint its header names.
+schema::ModelIdentity model_of(const schema::Blueprint& b) {
+    const std::string architecture = header_text(b, "architecture");
+    std::string config = b.provenance && b.provenance->kind == "kbp" && !b.provenance->files.empty() ? b.provenance->files.front().path : "";
+    auto m = schema::model_identity(config, architecture, b.symbols.value_or(std::vector<schema::Symbol>{}),
+                                    b.config_fields.value_or(schema::JsonObject{}), b.layers);
+    if (config.empty()) {
+        std::string checkpoint = header_text(b, "checkpoint");
+        m.name = schema::folder_safe_name(checkpoint.substr(checkpoint.rfind('/') == std::string::npos ? 0 : checkpoint.rfind('/') + 1));
+        if (m.name.empty()) m.name = architecture.empty() ? "model" : schema::folder_safe_name(architecture);
+    }
+    return m;
+}
+
+// The stage this plan feeds: the planner's record, else a GPU-style "launches" stage; its tag
+// always begins with the model ("<name>-<digest8>_"), which a record without one gets here.
 J stage_of(const schema::Blueprint& b) {
+    J s;
     if (b.provenance)
-        if (const auto* s = b.provenance->planner_header.find("stage"); s && s->is_object()) return schema::to_ordered_json(*s);
-    J s = J::object();
-    s["name"] = "launches";
-    s["tag"] = std::string(b.arm.mode.name()) + "-r" + std::to_string(b.arm.rows);
-    s["knobs"] = J::object();
+        if (const auto* r = b.provenance->planner_header.find("stage"); r && r->is_object()) s = schema::to_ordered_json(*r);
+    if (!s.is_object()) {
+        s = J::object();
+        s["name"] = "launches";
+        s["tag"] = std::string(b.arm.mode.name()) + "-r" + std::to_string(b.arm.rows);
+        s["knobs"] = J::object();
+    }
+    if (!s.contains("model") || !s["model"].is_object()) {
+        auto m = model_of(b);
+        s["tag"] = m.label() + "_" + (s.contains("tag") && s["tag"].is_string() ? s["tag"].get<std::string>() : std::string("default"));
+        s["model"] = {{"name", m.name}, {"digest", m.digest}};
+    }
     return s;
 }
 
@@ -59,11 +92,13 @@ Result<StageFiles> stage_files(const schema::Blueprint& b, const StagePlan& plan
         files.tag == "." || files.tag == "..")
         return make_error(ErrorCode::invalid_input, plan.path + ": /provenance/planner_header/stage", "a stage name and tag must be plain folder names");
     const J knobs = stage.contains("knobs") ? stage["knobs"] : J::object();
+    const J model = stage["model"];
 
     J bk = J::object();
     bk["schema"] = "kbp-build-knobs/v1";
     bk["stage"] = files.stage;
     bk["tag"] = files.tag;
+    bk["model"] = model;
     bk["knobs"] = knobs;
     files.build_knobs = text(bk);
 
@@ -154,6 +189,7 @@ Result<StageFiles> stage_files(const schema::Blueprint& b, const StagePlan& plan
     doc["schema"] = "kbp-stage-ops/v1";
     doc["stage"] = files.stage;
     doc["tag"] = files.tag;
+    doc["model"] = model;
     J from = J::object();
     from["blueprint_id"] = b.blueprint_id ? J(*b.blueprint_id) : J(nullptr);
     from["arm"] = {{"mode", std::string(b.arm.mode.name())}, {"rows", b.arm.rows}};
@@ -168,6 +204,7 @@ Result<StageFiles> stage_files(const schema::Blueprint& b, const StagePlan& plan
     record["schema"] = "kbp-stage/v1";
     record["stage"] = files.stage;
     record["tag"] = files.tag;
+    record["model"] = model;
     record["knobs"] = knobs;
     J in = J::array();
     in.push_back({{"role", "plan"}, {"path", plan.path}, {"sha256", plan.sha256}});

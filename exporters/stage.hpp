@@ -3,7 +3,10 @@
 // The stage a plan feeds is named by the plan itself (provenance.planner_header.stage, written
 // by the planner from the recipe): a GPNPU plan feeds `custom_op` (the custom ops with their
 // template arguments and fractional bits), a GPU plan `launches` (its kernels, launches, fused
-// groups and their knobs). The stage lives in DIR/<stage>/<tag>/:
+// groups and their knobs). The tag begins with the model, "<name>-<digest8>_" (its config's
+// folder and a digest of what the plan took from the config: schema/model_identity.hpp), then
+// the knobs: DIR/custom_op/sarashina2.2-3b-<digest8>_packed_hr2/, so exports of different
+// models into one DIR sit side by side. The stage lives in DIR/<stage>/<tag>/:
 //   build_knobs.json  the knobs the stage is built with (kbp-build-knobs/v1)
 //   ops.json          launches and per-op records (kbp-stage-ops/v1)
 //   STAGE.json        what it was made from, with sha256 of every input and output (kbp-stage/v1)

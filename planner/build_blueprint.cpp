@@ -14,6 +14,7 @@
 #include "planner/passes.hpp"
 #include "planner/tensor_parallel.hpp"
 #include "schema/bytes.hpp"
+#include "schema/model_identity.hpp"
 #include "schema/sha256.hpp"
 #include "schema/templates.hpp"
 #include "schema/writer.hpp"
@@ -59,14 +60,19 @@ schema::JsonValue typed(const std::string& v) {
 
 // What a compile stage fed by this plan is called and keyed by (`kbp export stage`): the
 // recipe's `stage` section (name, a tag template, the knobs under the pipeline's own names),
-// else a "launches" stage tagged by arm and rows. A setting changed from the recipe's default
-// that the stage reads and the tag does not show is appended to it ("packed_hr2+fuse_v=false"),
-// so different knobs never share a stage folder, and a knob the stage does not read
-// (kv_persist_mb for custom_op) leaves its folder alone.
+// else a "launches" stage tagged by model, recipe, arm and rows. The tag names the model
+// ({model}: its name and config digest, schema/model_identity.hpp), first, put there when a
+// template leaves it out, so two models' stages never share a folder. A setting changed from the
+// recipe's default that the stage reads and the tag does not show is appended to it
+// ("..._packed_hr2+fuse_v=false"), so different knobs never share one either, and a knob the
+// stage does not read (kv_persist_mb for custom_op) leaves its folder alone.
 schema::JsonValue stage_record(const Ir& ir) {
     const Json stage = ir.recipe->json.value("stage", Json::object());
-    const std::map<std::string, std::string> extra{{"arm", ir.request.arm}, {"rows", std::to_string(ir.rows)}, {"recipe", ir.recipe->name}};
-    std::string tag_template = stage.value("tag", std::string("{recipe}_{arm}-r{rows}"));
+    const auto model = schema::model_identity(ir.config->origin, ir.architecture_name(), ir.symbols, ir.config_fields, ir.layers);
+    const std::map<std::string, std::string> extra{
+        {"arm", ir.request.arm}, {"rows", std::to_string(ir.rows)}, {"recipe", ir.recipe->name}, {"model", model.label()}};
+    std::string tag_template = stage.value("tag", std::string("{model}_{recipe}_{arm}-r{rows}"));
+    if (tag_template.rfind("{model}", 0) != 0) tag_template = "{model}_" + tag_template;  // the schema allows it first or nowhere
     std::string tag = ir.fill(tag_template, extra);
     const Json defaults = ir.recipe->json.value("settings", Json::object());
     const auto list = stage.find("knobs");
@@ -89,6 +95,10 @@ schema::JsonValue stage_record(const Ir& ir) {
     schema::JsonObject o;
     o.emplace_back("name", stage.value("name", std::string("launches")));
     o.emplace_back("tag", tag);
+    schema::JsonObject m;
+    m.emplace_back("name", model.name);
+    m.emplace_back("digest", model.digest);
+    o.emplace_back("model", std::move(m));
     o.emplace_back("knobs", std::move(knobs));
     return o;
 }
