@@ -76,9 +76,20 @@ int match_in(NameList& list, const std::string& module, const std::function<bool
     return -1;
 }
 
+// Entries naming one instance of a routed expert (`pattern` has '*' for the index) count as
+// used: the engines resolve the experts' scheme from expert 0 alone.
+void mark_instances(NameList& list, const std::string& pattern) {
+    if (pattern.find('*') == std::string::npos) return;
+    for (std::size_t i = 0; i < list.entries.size(); ++i)
+        if (list.entries[i].rfind("re:", 0) != 0 && name_matches(pattern, list.entries[i])) list.used[i] = true;
+}
+
 // A method: what each module of the model gets, and what of the config matched nothing.
 struct Method {
-    std::function<Result<ModuleScheme>(const std::string& module, ModuleKind kind)> scheme;
+    // `module` is the name matched (expert 0 for routed experts), `pattern` the plan's ('*' for
+    // every expert): an entry naming another expert counts as used. Kind `other` (embeddings,
+    // routers) only marks the exclusion lists that name it and is never quantized.
+    std::function<Result<ModuleScheme>(const std::string& module, const std::string& pattern, ModuleKind kind)> scheme;
     std::function<Status(std::vector<std::string>& warnings)> unused;  // refuse or warn
     std::string summary;  // "compressed-tensors, 2 groups"
 };
@@ -186,8 +197,10 @@ Result<Method> compressed_tensors(const QuantSource& q, std::vector<std::string>
     Method m;
     m.summary = "compressed-tensors, " + std::to_string(groups->size()) + (groups->size() == 1 ? " group" : " groups") +
                 (ignore->entries.empty() ? "" : ", " + std::to_string(ignore->entries.size()) + " ignore " + (ignore->entries.size() == 1 ? "entry" : "entries"));
-    m.scheme = [groups, ignore](const std::string& module, ModuleKind) -> Result<ModuleScheme> {
+    m.scheme = [groups, ignore](const std::string& module, const std::string& pattern, ModuleKind kind) -> Result<ModuleScheme> {
         if (int i = match_in(*ignore, module, equal_or_regex); i >= 0) return ModuleScheme{false, "bf16", "bf16", ignore->where + "/" + std::to_string(i)};
+        if (kind == ModuleKind::other) return ModuleScheme{};
+        for (auto& g : *groups) mark_instances(g.targets, pattern);
         // A name target first (any group, in order), then a class name contained in the module's
         // class: every module kbp names here is a Linear (find_matched_target).
         for (auto& g : *groups)
@@ -256,8 +269,12 @@ Result<Method> modelopt(const QuantSource& q) {
             (*layers)[name] = {*s, false};
         }
         m.summary += " (" + std::to_string(layers->size()) + " quantized_layers)";
-        m.scheme = [layers, excluded](const std::string& module, ModuleKind) -> Result<ModuleScheme> {
+        m.scheme = [layers, excluded](const std::string& module, const std::string& pattern, ModuleKind kind) -> Result<ModuleScheme> {
             if (auto e = excluded(module)) return *e;
+            if (kind == ModuleKind::other) return ModuleScheme{};
+            if (pattern.find('*') != std::string::npos)
+                for (auto& [name, entry] : *layers)
+                    if (name_matches(pattern, name)) entry.second = true;
             // The module, or an enclosing one (a layer's experts listed as one FusedMoE).
             std::string name = module;
             while (true) {
@@ -282,8 +299,9 @@ Result<Method> modelopt(const QuantSource& q) {
     }
     auto one = algo_scheme(table, algo, q.at("/quant_algo"), j);
     if (!one) return one.error();
-    m.scheme = [scheme = *one, excluded](const std::string& module, ModuleKind) -> Result<ModuleScheme> {
+    m.scheme = [scheme = *one, excluded](const std::string& module, const std::string&, ModuleKind kind) -> Result<ModuleScheme> {
         if (auto e = excluded(module)) return *e;
+        if (kind == ModuleKind::other) return ModuleScheme{};
         return scheme;
     };
     m.unused = [exclude](std::vector<std::string>& w) -> Status {
@@ -376,14 +394,15 @@ Result<Method> one_scheme_method(const QuantSource& q) {
 
     Method m;
     m.summary = q.method + " " + base->weight + (base->activation == "bf16" ? "" : " x " + base->activation);
-    m.scheme = [=](const std::string& module, ModuleKind kind) -> Result<ModuleScheme> {
+    m.scheme = [=](const std::string& module, const std::string&, ModuleKind kind) -> Result<ModuleScheme> {
         const ModuleScheme bf16{false, "bf16", "bf16", ""};
-        if (kind == ModuleKind::lm_head && !lm_head_quantized) return bf16;
-        if (kind == ModuleKind::linear && quantizes == "experts") return bf16;
-        if (kind == ModuleKind::experts && quantizes == "linear") return bf16;
         for (auto& list : *excludes)
             if (int i = match_in(list, module, [&how](const std::string& mod, const std::string& e) { return module_matches(mod, e, how); }); i >= 0)
                 return ModuleScheme{false, "bf16", "bf16", list.where + "/" + std::to_string(i)};
+        if (kind == ModuleKind::other) return bf16;
+        if (kind == ModuleKind::lm_head && !lm_head_quantized) return bf16;
+        if (kind == ModuleKind::linear && quantizes == "experts") return bf16;
+        if (kind == ModuleKind::experts && quantizes == "linear") return bf16;
         if (include->has_value() && kind != ModuleKind::lm_head) {
             const std::string relative = within_layer(module);
             if (std::find((*include)->begin(), (*include)->end(), relative) == (*include)->end()) return bf16;
@@ -499,16 +518,21 @@ Status import_precision(Ir& ir) {
     for (std::size_t i = 0; i < ir.nodes.size(); ++i) {
         IrNode& n = ir.nodes[i];
         const ModuleKind kind = kind_of(n.node.op);
-        if (!n.weighted || kind == ModuleKind::other || n.modules.empty()) continue;
+        if (n.modules.empty()) continue;
         // Tied embeddings: the checkpoint stores no lm_head of its own, the engines read the
         // embedding table, unquantized.
-        if (kind == ModuleKind::lm_head && tied) continue;
+        if (!n.weighted || kind == ModuleKind::other || (kind == ModuleKind::lm_head && tied)) {
+            // Not quantized, but an exclusion list may name it (routers, embeddings).
+            for (const auto& full : n.modules)
+                if (auto s = method->scheme(representative_module(full), full, ModuleKind::other); !s) return s.error();
+            continue;
+        }
         ++named;
         std::optional<ModuleScheme> op_scheme;
         std::string first;
         for (const auto& full : n.modules) {
             const std::string module = representative_module(full);
-            auto s = method->scheme(module, kind);
+            auto s = method->scheme(module, full, kind);
             if (!s) return s.error();
             if (op_scheme && !(*op_scheme == *s))
                 return refuse(op_scheme->where.empty() ? s->where : op_scheme->where,
