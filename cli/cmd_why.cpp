@@ -67,7 +67,9 @@ int run_why(int argc, char** argv) {
     if (!recipe) return report(recipe.error());
     auto target = name_or_path(recorded_target(*b), "target");
     if (!target) return report(target.error());
-    r.recipe = *recipe;
+    // A plan of the checkpoint's own precision replays it from the config again, not from the
+    // recipe that filled in around it.
+    if (!header_string(*b, "precision")) r.recipe = *recipe;
     r.target = *target;
     if (auto ranges = header_string(*b, "ranges")) {
         std::optional<std::size_t> index;

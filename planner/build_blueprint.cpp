@@ -113,8 +113,10 @@ void name_layer_variants(Ir& ir) {
         if (!n.node.layer || *n.node.layer < 0 || static_cast<std::size_t>(*n.node.layer) >= signature.size()) continue;
         const auto& p = n.node.precision;
         std::string& s = signature[static_cast<std::size_t>(*n.node.layer)];
-        s += std::string(n.local.view()) + "|" + std::string(n.node.op.name()) + "|" + (p.weight ? std::string(p.weight->name()) : "") + "|" +
-             (p.activation ? std::string(p.activation->name()) : "") + "|" + (n.node.kernel ? std::string(n.node.kernel->view()) : "") + ";";
+        // Formats by kind: FixedPoint32's fractional bits differ layer by layer within one
+        // template (its instance values carry them).
+        s += std::string(n.local.view()) + "|" + std::string(n.node.op.name()) + "|" + (p.weight ? std::string(schema::format_doc_name(*p.weight)) : "") + "|" +
+             (p.activation ? std::string(schema::format_doc_name(*p.activation)) : "") + "|" + (n.node.kernel ? std::string(n.node.kernel->view()) : "") + ";";
     }
     std::map<std::string, std::vector<std::string>> seen;  // template -> its layouts, in order
     for (std::size_t i = 0; i < ir.layers.size(); ++i) {
@@ -250,6 +252,9 @@ Result<schema::Blueprint> build_blueprint(Ir& ir) {
     schema::JsonObject header;
     header.emplace_back("architecture", ir.architecture->name);
     header.emplace_back("recipe", ir.recipe->name);
+    // The checkpoint's own precision (import_quant.hpp): where it was declared; the recipe only
+    // filled in what the declaration does not reach, and a replay must not name it.
+    if (ir.quant) header.emplace_back("precision", ir.quant->at());
     if (ir.recipe->json.contains("checkpoint")) header.emplace_back("checkpoint", ir.recipe->json["checkpoint"].get<std::string>());
     header.emplace_back("target", ir.target->name);
     if (ir.ranges) header.emplace_back("ranges", ir.ranges->origin);
