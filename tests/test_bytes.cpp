@@ -47,6 +47,31 @@ TEST_CASE("bytes: row_bytes follows each format's rule", "[bytes]") {
         CHECK(bytes("int8/b32", 4096) == 4352);  // 4096 codes + 128 scales of 2 bytes: 8.5 bits a value
         CHECK(bytes("int8/b32", 33) == 37);      // a partial block still has its scale
     }
+    SECTION("the formats quantized checkpoints declare (schema/bytes.cpp; explain/formats.json gives the same formulas)") {
+        // fp8/b128: a byte a value; a row carries its share of the 128 x 128 block scales (4 bytes a block of 128 rows).
+        CHECK(bytes("fp8/b128", 4096) == 4096 + 1);  // 32 blocks along K: 128 bytes of scales over 128 rows
+        CHECK(bytes("fp8/b128", 128) == 129);       // one block: 4 bytes over 128 rows, rounded up
+        CHECK(bytes("fp8/b128", 16384) == 16384 + 4);
+        // fp8/g128: an f32 scale per 128 values of the row (per_token_group_quant_fp8).
+        CHECK(bytes("fp8/g128", 4096) == 4096 + 4 * 32);
+        CHECK(bytes("fp8/g128", 129) == 129 + 8);  // a partial group has its scale
+        // int4 groups: two codes a byte, an f16 scale a group; 'z' adds a 4-bit zero point a group.
+        CHECK(bytes("int4/g128", 4096) == 2048 + 2 * 32);
+        CHECK(bytes("int4/g128z", 4096) == 2048 + 2 * 32 + 16);
+        CHECK(bytes("int4/g32", 4096) == 2048 + 2 * 128);
+        CHECK(bytes("int4/g32z", 4096) == 2048 + 2 * 128 + 64);
+        CHECK(bytes("int4/g128z", 128 * 3) == 192 + 6 + 2);  // three zero points take two bytes
+        CHECK(bytes("int4/g32", 33) == 17 + 4);               // an odd width still packs two a byte, rounded up
+        // nf4: an f32 absmax per 64; double quantization: a byte per 64 and an f32 per 256 absmaxes.
+        CHECK(bytes("nf4/b64", 4096) == 2048 + 4 * 64);
+        CHECK(bytes("nf4/b64dq", 4096) == 2048 + 64 + 4);
+        CHECK(bytes("nf4/b64dq", 64 * 257) == 32 * 257 + 257 + 8);  // 257 absmaxes: two f32 scales
+        for (const char* f : {"fp8/b128", "fp8/g128", "int4/g128", "int4/g128z", "int4/g32", "int4/g32z", "nf4/b64", "nf4/b64dq"}) {
+            INFO(f);
+            CHECK(Format::parse(f).known());
+            CHECK(Format::parse(f).name() == f);
+        }
+    }
     SECTION("zero width") {
         CHECK(bytes("bf16", 0) == 0);
         CHECK(bytes("f32", 0) == 0);
@@ -74,6 +99,12 @@ TEST_CASE("bytes: weight_bytes", "[bytes]") {
     // Q8_0's scales are per block of a row, not per channel: Qwen2.5-7B's q_proj (3584 x 3584) in 34 bytes per 32.
     CHECK(weight_bytes(Format::parse("int8/b32"), 3584, 3584) == std::int64_t{3584} * 3584 / 32 * 34);
     CHECK(weight_bytes(Format::parse("int8/b32"), 10, 64) == 10 * (64 + 4));
+    // fp8/b128's scales are per 128 x 128 block: Llama-3.1-8B's down_proj (4096 x 14336) has 32 x 112 of them.
+    CHECK(weight_bytes(Format::parse("fp8/b128"), 4096, 14336) == std::int64_t{4096} * 14336 + 4 * 32 * 112);
+    CHECK(weight_bytes(Format::parse("fp8/b128"), 129, 130) == 129 * 130 + 4 * 2 * 2);
+    // The group formats are rows of their row bytes.
+    CHECK(weight_bytes(Format::parse("int4/g128z"), 4096, 4096) == std::int64_t{4096} * (2048 + 64 + 16));
+    CHECK(weight_bytes(Format::parse("nf4/b64dq"), 10, 4096) == 10 * (2048 + 64 + 4));
     CHECK_FALSE(weight_bytes(Format::parse("mxfp6/g32"), 4, 4).has_value());
 }
 

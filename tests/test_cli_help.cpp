@@ -237,7 +237,8 @@ TEST_CASE("kbp catalog lists the targets, recipes and architectures, and what --
     CHECK_THAT(r.out, Catch::StartsWith("targets (7):\n  b200  NVIDIA B200 (Blackwell datacenter, compute capability 10.0)\n"));
     CHECK_THAT(r.out, Catch::Contains("\n  h100  NVIDIA H100 SXM5 80 GB (Hopper, compute capability 9.0, 132 SMs)\n"));
     CHECK_THAT(r.out, Catch::Contains("\n  h200  NVIDIA H200 SXM 141 GB (Hopper, compute capability 9.0, 132 SMs)\n"));
-    CHECK_THAT(r.out, Catch::Contains("\nrecipes (8):\n"));
+    CHECK_THAT(r.out, Catch::Contains("\nrecipes (15):\n"));
+    CHECK_THAT(r.out, Catch::Contains("\n  fp8-block            Block-scaled FP8 as DeepSeek-V3 / R1 and Qwen3's FP8 releases ship it"));
     CHECK_THAT(r.out, Catch::Contains("\n  gguf-mxfp4-moe       gpt-oss as llama.cpp's 'MXFP4 MoE' GGUF stores it"));
     CHECK_THAT(r.out, Catch::Contains("\n  chimera-w4a16        W4A16 for the Chimera GPNPU, as the Sarashina2.2-3B pipeline builds it [target qc-u]\n"));
     CHECK_THAT(r.out, Catch::Contains("\n  llama             Llama-style dense decoder (Llama 2/3, Mistral, Sarashina) [model_type llama mistral; "
