@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "planner/check_data.hpp"
+#include "planner/config_fields_read.hpp"
 #include "planner/data_schema.hpp"
 #include "planner/expr.hpp"
 #include "planner/model_symbols.hpp"
@@ -192,6 +193,15 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
 
     // Symbols from the config's numbers, bounded and checked (model_symbols.hpp).
     if (auto s = resolve_symbols(ir); !s) return s;
+    // The config fields nothing read, recorded so that none is ignored unseen (config_fields_read.hpp).
+    auto fields = config_fields_read(cfg, arch, catalog);
+    ir.config_unread = std::move(fields.unread);
+    ir.config_metadata = std::move(fields.metadata);
+    if (!ir.config_unread.empty()) {
+        schema::JsonArray unread;
+        for (const auto& f : ir.config_unread) unread.emplace_back(f);
+        ir.config_fields.emplace_back("unread", std::move(unread));
+    }
 
     // Calibrated ranges for FixedPoint32 formats.
     if (req.ranges) {
