@@ -21,7 +21,7 @@ const std::vector<OptionSpec> plan_options{
     {"--arm", "", true},     {"--rows", "", true},       {"--arms", "", true},   {"--target", "", true},
     {"--recipe", "", true},  {"--set", "", true, true},  {"--catalog", "", true}, {"--output", "-o", true},
     {"--ranges", "", true},  {"--tp", "", true},
-    {"--compact", ""},       {"--quiet", "-q"},
+    {"--compact", ""},       {"--quiet", "-q"},          {"--verbose", "-v"},
 };
 
 std::optional<std::int64_t> parse_int(const std::string& s) {
@@ -76,7 +76,7 @@ std::optional<planner::PlanRequest> request_of(const char* command, const Args& 
 
 // Plans one arm, validates the result, writes it; returns the exit code. `chosen` (if given)
 // gets what the request left to defaults.
-int plan_one(const planner::Planner& planner, const planner::PlanRequest& r, const std::string& out, bool compact, bool quiet,
+int plan_one(const planner::Planner& planner, const planner::PlanRequest& r, const std::string& out, bool compact, bool quiet, bool verbose,
              std::string* chosen = nullptr) {
     auto plan = planner.plan(r);
     if (!plan) return report(plan.error());
@@ -84,6 +84,15 @@ int plan_one(const planner::Planner& planner, const planner::PlanRequest& r, con
     if (!quiet) {
         if (!plan->defaults_chosen.empty()) std::cerr << "kbp plan: " << plan->defaults_chosen << "\n";
         for (const auto& w : plan->warnings) warn(w);
+    }
+    if (verbose) {
+        auto list = [](const std::vector<std::string>& names) {
+            std::string out;
+            for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+            return out.empty() ? std::string("none") : out;
+        };
+        std::cerr << "kbp plan: config fields kbp did not read: " << list(plan->config_unread) << "\n";
+        std::cerr << "kbp plan: config fields taken as metadata (planner/data/vocabulary/config-fields.json): " << list(plan->config_metadata) << "\n";
     }
     auto problems = schema::validate(plan->blueprint);
     if (!problems.empty()) {
@@ -108,7 +117,7 @@ int run_plan(int argc, char** argv) {
     if (!arms_value) {
         auto planner = load_planner();
         if (!planner) return report(planner.error());
-        return plan_one(*planner, *request, args->value("--output").value_or("-"), compact, quiet);
+        return plan_one(*planner, *request, args->value("--output").value_or("-"), compact, quiet, args->flag("--verbose"));
     }
 
     // Several arms: one file each into the folder -o names.
@@ -158,7 +167,7 @@ int run_plan(int argc, char** argv) {
             std::fprintf(stderr, "\r[%s%s] %zu/%zu %-24s", std::string(done, '#').c_str(), std::string(30 - done, '.').c_str(), i + 1,
                          arms.size(), name.c_str());
         }
-        if (int c = plan_one(*planner, r, (std::filesystem::path(*dir) / name).string(), compact, true, i == 0 ? &chosen : nullptr); c != 0)
+        if (int c = plan_one(*planner, r, (std::filesystem::path(*dir) / name).string(), compact, true, i == 0 && args->flag("--verbose"), i == 0 ? &chosen : nullptr); c != 0)
             return c;
     }
     if (bar) std::fprintf(stderr, "\n");

@@ -9,7 +9,7 @@ namespace {
 const std::array<Command, 13> table{{
     {"plan", "plan a model's inference as kernels",
      "usage: kbp plan CONFIG [--arm MODE] [--rows N] [--target NAME|FILE] [--recipe NAME|FILE]\n"
-     "                [--set key=value]... [--ranges FILE] [--tp N] [--catalog DIR] [-o OUT] [--compact]\n"
+     "                [--set key=value]... [--ranges FILE] [--tp N] [--catalog DIR] [-o OUT] [--compact] [-v]\n"
      "       kbp plan CONFIG --arms all|ARM[:ROWS],... -o DIR\n\n"
      "Turns a HuggingFace-style config.json into a kbp-graph/v2 blueprint for one arm (--arm, default\n"
      "decode) at its rows (--rows): decode (default 1) 1 row, multi_seq (default 8) 2-128,\n"
@@ -18,7 +18,7 @@ const std::array<Command, 13> table{{
      "the config's hint, else the recipe's, else the architecture's; kbp plan says on stderr which\n"
      "it chose when not given ('kbp catalog' lists them). --set overrides a recipe setting; --catalog DIR\n"
      "adds or replaces data files (architectures/, recipes/, targets/, kernels/, fusion/, explain/,\n"
-     "ops/), each checked against its kind's schema as it loads (a problem: FILE: /pointer: message).\n"
+     "ops/, vocabulary/), each checked against its kind's schema as it loads (a problem: FILE: /pointer: message).\n"
      "--arms writes one file per arm into DIR ('all' = the 17 arms decode, multi_seq 2-128, verify\n"
      "2-8, draft). Every plan is validated before it is written.\n\n"
      "--tp N (tensor parallelism, default 1) plans one of N devices of the target: the query and KV\n"
@@ -28,7 +28,12 @@ const std::array<Command, 13> table{{
      "GPNPU targets (qc-n, qc-p, qc-u; recipe chimera-w4a16) plan FixedPoint32 activations: --ranges\n"
      "FILE gives the calibrated tensor ranges (kbp-ranges/v1) their fractional bits and the custom\n"
      "ops' template arguments follow from; without it they stay unknown (fx32/f?). Knobs: --set\n"
-     "proj_mode=packed|fused, imf_headroom=N, fuse_v=true|false, kv_persist_mb=N, seq_len=N.\n",
+     "proj_mode=packed|fused, imf_headroom=N, fuse_v=true|false, kv_persist_mb=N, seq_len=N.\n\n"
+     "--set KEY=VALUE overrides a recipe setting; every setting and its values are in\n"
+     "planner/data/vocabulary/settings.json (kv_cache_dtype bf16|f16|fp8|int8, lm_head_dtype a format\n"
+     "the target lists, ...): an unknown setting or value, or a format the target lacks, is exit 2.\n"
+     "-v names the config fields kbp did not read (the plan lists them in config_fields.unread) and\n"
+     "those it took as metadata.\n",
      run_plan},
     {"why", "show the decisions behind one node of a plan",
      "usage: kbp why PLAN NODE_ID [--config FILE] [--catalog DIR]\n\n"

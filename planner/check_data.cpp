@@ -7,6 +7,7 @@
 #include "planner/check_names.hpp"
 #include "planner/data_schema.hpp"
 #include "planner/embedded_data.hpp"
+#include "planner/settings_types.hpp"
 
 namespace kbp::planner {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // In the order they are checked: a recipe's check reads its parts, checked by then.
-constexpr std::array<std::string_view, 10> kinds{"ops", "explain", "recipes/parts", "architectures", "recipes", "targets", "kernels", "fusion", "calibrations", "quantizers"};
+constexpr std::array<std::string_view, 11> kinds{"vocabulary", "ops", "explain", "recipes/parts", "architectures", "recipes", "targets", "kernels", "fusion", "calibrations", "quantizers"};
 
 struct Schema {
     std::string origin;  // "embedded:schemas/recipes.schema.json"
@@ -40,9 +41,9 @@ const std::map<std::string, Schema>& schemas() {
     return all;
 }
 
-// Recipes' parts are "recipes-parts"; the two explain files have a schema each.
+// Recipes' parts are "recipes-parts"; the explain and vocabulary files have a schema each.
 std::string schema_key(const DataFile& f) {
-    if (f.kind == "explain") return "explain-" + f.name;
+    if (f.kind == "explain" || f.kind == "vocabulary") return f.kind + "-" + f.name;
     std::string key = f.kind;
     std::replace(key.begin(), key.end(), '/', '-');
     return key;
@@ -56,6 +57,7 @@ Status check_file(const DataFile& f, const Vocabulary& names) {
     auto it = schemas().find(schema_key(f));
     if (it == schemas().end()) {
         if (f.kind == "explain") return located(ErrorCode::invalid_input, f.origin, "", "explain/ holds families.json and formats.json only");
+        if (f.kind == "vocabulary") return located(ErrorCode::invalid_input, f.origin, "", "vocabulary/ holds settings.json and config-fields.json only");
         return located(ErrorCode::invalid_input, f.origin, "", "kbp has no schema for '" + f.kind + "' files");
     }
     const Schema& schema = it->second;
@@ -81,6 +83,22 @@ Status check_across(const Catalog& catalog) {
         for (const auto& [name, _] : f->json.at("ops").items()) {
             auto [it, fresh] = defined.emplace(name, f);
             if (!fresh) return located(ErrorCode::invalid_input, f->origin, "/ops/" + pointer_token(name), "op '" + name + "' is defined by " + it->second->origin + " too");
+        }
+    // Every recipe's settings are settings kbp knows, with values their types take (the
+    // target's formats are checked when a plan names the target).
+    for (const DataFile* r : catalog.all("recipes"))
+        if (auto settings = r->json.find("settings"); settings != r->json.end())
+            for (const auto& [k, v] : settings->items())
+                if (auto problem = setting_problem(catalog, k, v.is_string() ? v.get<std::string>() : v.dump(), nullptr); !problem.empty())
+                    return located(ErrorCode::invalid_input, r->origin, "/settings/" + pointer_token(k), problem);
+    // A KV cache's bytes are its format's: every kv_cache_dtype value names one.
+    for (const DataFile* f : catalog.all("vocabulary"))
+        if (auto kv = f->json.find("settings"); kv != f->json.end() && kv->contains("kv_cache_dtype")) {
+            const Json values = kv->at("kv_cache_dtype").value("values", Json::object());
+            for (const auto& [k, v] : values.items())
+                if (!cache_bytes_per_value(catalog, k))
+                    return located(ErrorCode::invalid_input, f->origin, "/settings/kv_cache_dtype/values/" + pointer_token(k),
+                                   "a KV cache value needs the format whose bytes a cached value takes");
         }
     return Ok{};
 }

@@ -116,7 +116,8 @@ struct Ir {
     std::string inputs_from;  // where the recipe and target were named, for errors: "recipe from --recipe, target from ..."
     std::vector<schema::Symbol> symbols;
     std::int64_t kv_head_replicas = 1;  // --tp a multiple of the kv heads: copies of each (tensor_parallel.hpp)
-    schema::JsonObject config_fields;  // the config fields that describe the plan
+    schema::JsonObject config_fields;  // the config fields that describe the plan, and "unread": those kbp did not read
+    std::vector<std::string> config_unread, config_metadata;  // config_fields_read.hpp
     std::map<std::string, std::vector<std::string>> symbol_fields;  // symbol -> the config fields it reads
     std::int64_t rows = 1;  // the arm's rows per step
     std::vector<schema::Layer> layers;

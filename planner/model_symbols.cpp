@@ -40,6 +40,21 @@ std::string lone_field(const std::string& expr) {
 
 }  // namespace
 
+const Json* config_field(const Json& config, std::string_view path) {
+    const Json* at = &config;
+    std::size_t start = 0;
+    while (true) {
+        std::size_t slash = path.find('/', start);
+        std::string key(path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
+        if (!at->is_object()) return nullptr;
+        auto it = at->find(key);
+        if (it == at->end()) return nullptr;
+        at = &*it;
+        if (slash == std::string_view::npos) return at;
+        start = slash + 1;
+    }
+}
+
 std::optional<std::int64_t> config_integer(const Json& config, std::string_view key) {
     auto it = config.find(std::string(key));
     if (it == config.end() || it->is_null()) return std::nullopt;
@@ -92,15 +107,24 @@ Status resolve_symbols(Ir& ir) {
         // {"from": "position_embedding_type", "names": {"nope": 0, "rope": 1}}: a config field that
         // is a name, read as the number the architecture gives it; a name it does not list is refused
         // at the field (a kind of model the architecture does not lay out), never read as another.
+        // The field may be a path into an object ("rope_scaling/rope_type"), and a list names
+        // alternatives: the first the config has is read (["hidden_activation", "hidden_act"]).
         if (spec.is_object() && spec.contains("names")) {
             const Json& names = spec["names"];
-            const std::string field = alternatives.front();  // a copy: the list is cleared below
-            if (auto it = cfg.find(field); it != cfg.end() && !it->is_null()) {
-                auto code = it->is_string() ? names.find(it->get<std::string>()) : names.end();
+            std::string field;  // a copy: the list is cleared below
+            const Json* found = nullptr;
+            for (const auto& a : alternatives)
+                if (const Json* v = config_field(cfg, a); v && !v->is_null()) {
+                    field = a;
+                    found = v;
+                    break;
+                }
+            if (found) {
+                auto code = found->is_string() ? names.find(found->get<std::string>()) : names.end();
                 if (code == names.end() || !code->is_number_integer()) {
                     std::vector<std::string> listed;
                     for (const auto& [n, v] : names.items()) listed.push_back(n);
-                    return bad_config(ir, field, (it->is_string() ? "'" + it->get<std::string>() + "'" : std::string("the value")) +
+                    return bad_config(ir, field, (found->is_string() ? "'" + found->get<std::string>() + "'" : std::string("the value")) +
                                                      " is not one architecture '" + arch_name + "' plans (it plans " +
                                                      schema::quoted_names(listed) + ")");
                 }
@@ -108,8 +132,8 @@ Status resolve_symbols(Ir& ir) {
                 field_of[name] = field;
                 ir.symbol_fields[name] = {field};
             }
+            if (!value && !alternatives.empty()) first_missing = alternatives.front();
             alternatives.clear();  // read by name or not at all: the default, else missing
-            if (!value) first_missing = field;
         }
         for (const auto& expr : alternatives) {
             std::string missing;

@@ -125,7 +125,7 @@ Result<PlanOutput> Planner::plan(const PlanRequest& request) const {
                        " devices (kbp plan --tp N splits them)";
         ir->warnings.push_back(std::move(warning));
     }
-    return PlanOutput{std::move(*b), ir->warnings, ir->defaults_chosen};
+    return PlanOutput{std::move(*b), ir->warnings, ir->defaults_chosen, ir->config_unread, ir->config_metadata};
 }
 
 Result<std::string> Planner::why(const PlanRequest& request, const std::string& node_id, std::span<const schema::FileDigest> recorded) const {

@@ -47,6 +47,7 @@ struct PlanOutput {
     schema::Blueprint blueprint;
     std::vector<std::string> warnings;  // e.g. a recipe entry that matched nothing
     std::string defaults_chosen;        // what the request left to defaults, as chosen (Ir::defaults_chosen)
+    std::vector<std::string> config_unread, config_metadata;  // the config fields kbp did not read, and those it took as metadata
 };
 
 // A planner keeps its catalog: loaded and checked once, then read by every plan it makes (the

@@ -5,10 +5,10 @@
 // arm's rows are checked against the arm's range.
 #include <algorithm>
 
-#include <charconv>
 #include <filesystem>
 
 #include "planner/check_data.hpp"
+#include "planner/config_fields_read.hpp"
 #include "planner/data_schema.hpp"
 #include "planner/expr.hpp"
 #include "planner/import_quant.hpp"
@@ -16,6 +16,7 @@
 #include "planner/limits.hpp"
 #include "planner/passes.hpp"
 #include "planner/ranges.hpp"
+#include "planner/settings_types.hpp"
 #include "schema/file_io.hpp"
 #include "schema/names.hpp"
 
@@ -47,29 +48,6 @@ bool applies(const Json& file, const std::string& architecture, const std::strin
 std::string recipe_made_for(const Catalog& catalog, const std::string& target, const std::string& architecture) {
     auto found = recipes_made_for(catalog, [&](const std::string& t) { return t == target; }, architecture);
     return found.size() == 1 ? found.front()->name : "";
-}
-
-// A setting's value against the recipe's `setting_types` entry: {"one_of": [...]} or
-// {"integer": [lo, hi]}. Returns what is wrong, or "".
-std::string setting_problem(const Json& type, const std::string& value) {
-    if (auto one_of = type.find("one_of"); one_of != type.end() && one_of->is_array()) {
-        std::string names;
-        for (const auto& v : *one_of) {
-            if (v.is_string() && v.get<std::string>() == value) return "";
-            names += (names.empty() ? "" : ", ") + (v.is_string() ? v.get<std::string>() : v.dump());
-        }
-        return "'" + value + "' is not one of " + names;
-    }
-    if (auto range = type.find("integer"); range != type.end() && range->is_array() && range->size() == 2) {
-        std::int64_t v = 0;
-        auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-        std::string span = (*range)[0].dump() + "-" + (*range)[1].dump();
-        if (ec != std::errc{} || end != value.data() + value.size() || value.empty())
-            return "'" + value + "' is not a whole number (" + span + ")";
-        if (v < (*range)[0].get<std::int64_t>() || v > (*range)[1].get<std::int64_t>()) return value + " is outside " + span;
-        return "";
-    }
-    return "";
 }
 
 }  // namespace
@@ -206,38 +184,48 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     }
     ir.ops = catalog.all("ops");
 
-    // Settings: the recipe's, then --set.
+    // Settings: the recipe's, then --set, each a setting kbp knows with a value its type takes
+    // (settings_types.hpp), refused where it was given: a misspelt name or value is not planned
+    // as a default, and a format the target lacks (an fp8 KV cache on the GPNPU) is not costed as
+    // another.
     const Json recipe_settings = ir.recipe->json.value("settings", Json::object());
-    for (const auto& [k, v] : recipe_settings.items())
+    for (const auto& [k, v] : recipe_settings.items()) {
         ir.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
+        if (req.settings.end() != std::find_if(req.settings.begin(), req.settings.end(), [&key = k](const auto& kv) { return kv.first == key; }))
+            continue;  // --set replaces it: its value is checked there
+        if (auto problem = setting_problem(catalog, k, ir.settings[k], ir.target); !problem.empty())
+            return make_error(ErrorCode::invalid_input, ir.recipe->origin + ": /settings/" + k, problem);
+    }
+    // The KV cache the checkpoint declares (import_quant.hpp), checked as a recipe's would be.
     if (ir.quant) {
         auto kv = quant_kv_cache_dtype(*ir.quant);
         if (!kv) return kv.error();
-        if (*kv) ir.settings["kv_cache_dtype"] = **kv;
+        if (*kv) {
+            if (auto problem = setting_problem(catalog, "kv_cache_dtype", **kv, ir.target); !problem.empty())
+                return make_error(ErrorCode::unsupported, ir.quant->at(), problem);
+            ir.settings["kv_cache_dtype"] = **kv;
+        }
     }
-    std::vector<std::string> setting_names;
-    for (const auto& [k, v] : ir.settings) setting_names.push_back(k);
     for (const auto& [k, v] : req.settings) {
-        if (!ir.settings.count(k))
-            ir.warnings.push_back("--set " + k + ": recipe '" + ir.recipe->name + "' has no setting '" + k + "' (added)" +
-                                  schema::name_hint(k, setting_names, "its settings"));
+        if (auto problem = setting_problem(catalog, k, v, ir.target); !problem.empty())
+            return make_error(ErrorCode::invalid_input, "--set " + k, problem);
+        if (!recipe_settings.contains(k))
+            ir.warnings.push_back("--set " + k + ": recipe '" + ir.recipe->name + "' does not set " + k + " (added: only the data that reads {" + k +
+                                  "} changes)");
         ir.settings[k] = v;
-    }
-    // Typed settings: a knob with a wrong value is refused where it was given.
-    const Json setting_types = ir.recipe->json.value("setting_types", Json::object());
-    for (const auto& [k, type] : setting_types.items()) {
-        auto it = ir.settings.find(k);
-        if (it == ir.settings.end() || !type.is_object()) continue;
-        std::string problem = setting_problem(type, it->second);
-        if (problem.empty()) continue;
-        bool from_flag = std::any_of(req.settings.begin(), req.settings.end(), [&key = k](const auto& kv) { return kv.first == key; });
-        std::string about = type.value("about", "");
-        return make_error(ErrorCode::invalid_input, from_flag ? "--set " + k : ir.recipe->origin + ": /settings/" + k,
-                          problem + (about.empty() ? "" : " (" + k + ": " + about + ")"));
     }
 
     // Symbols from the config's numbers, bounded and checked (model_symbols.hpp).
     if (auto s = resolve_symbols(ir); !s) return s;
+    // The config fields nothing read, recorded so that none is ignored unseen (config_fields_read.hpp).
+    auto fields = config_fields_read(cfg, arch, catalog);
+    ir.config_unread = std::move(fields.unread);
+    ir.config_metadata = std::move(fields.metadata);
+    if (!ir.config_unread.empty()) {
+        schema::JsonArray unread;
+        for (const auto& f : ir.config_unread) unread.emplace_back(f);
+        ir.config_fields.emplace_back("unread", std::move(unread));
+    }
 
     // Calibrated ranges for FixedPoint32 formats.
     if (req.ranges) {

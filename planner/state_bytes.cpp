@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "planner/expr.hpp"
+#include "planner/settings_types.hpp"
 
 namespace kbp::planner {
 namespace {
@@ -13,18 +14,12 @@ namespace {
 constexpr std::array<std::string_view, 8> value_names{"context", "rows", "sequences", "cache_bytes", "width", "in_width", "cached_width", "window"};
 constexpr std::array<std::string_view, 3> cost_names{"context", "rows", "sequences"};
 
-std::int64_t cache_bytes_per_value(std::string_view dtype) {
-    if (dtype == "fp8" || dtype == "int8") return 1;
-    if (dtype == "f32") return 4;
-    return 2;
-}
-
 std::string_view cache_dtype(const schema::Node& n) {
     for (const auto& s : n.steps) {
         std::string_view step = s.view();
         if (step.rfind("cache ", 0) == 0) return step.substr(6);
     }
-    return "bf16";
+    return "";
 }
 
 // What one cached token holds for the state node `i` reads: the input widths of the op before
@@ -70,7 +65,7 @@ StateValues state_values(const schema::Blueprint& b, const Wiring& wiring, std::
     v.context = context;
     v.rows = rows;
     v.sequences = sequences;
-    v.cache_bytes = cache_bytes_per_value(cache_dtype(n));
+    v.cache_dtype = std::string(cache_dtype(n));
     v.width = wiring.in[i].empty() ? 0 : wiring.in[i].front()->dim_value;
     for (const auto* e : wiring.in[i]) v.in_width += e->dim_value;
     v.cached_width = cached_width(b, wiring, i).value_or(v.width);
@@ -102,7 +97,7 @@ bool follows(const schema::Blueprint& plan, const nlohmann::ordered_json& blocks
 
 }  // namespace
 
-StateBytes::StateBytes(const schema::Blueprint& plan, const Catalog& catalog) : plan_(plan) {
+StateBytes::StateBytes(const schema::Blueprint& plan, const Catalog& catalog) : plan_(plan), catalog_(catalog) {
     // An edge whose width is one symbol says that symbol's value, for a plan that lists none.
     for (const auto& e : plan.edges)
         if (e.dim && !e.dim->empty() && std::all_of(e.dim->begin(), e.dim->end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
@@ -145,7 +140,8 @@ const nlohmann::ordered_json* StateBytes::spec(const schema::Node& n, Measure me
 }
 
 std::optional<std::int64_t> StateBytes::value(std::string_view name, const StateValues& v) const {
-    const std::array<std::int64_t, 8> values{v.context, v.rows, v.sequences, v.cache_bytes, v.width, v.in_width, v.cached_width, v.window};
+    if (name == "cache_bytes") return v.cache_dtype.empty() ? std::optional<std::int64_t>(2) : cache_bytes_per_value(catalog_, v.cache_dtype);
+    const std::array<std::int64_t, 8> values{v.context, v.rows, v.sequences, 0, v.width, v.in_width, v.cached_width, v.window};
     for (std::size_t i = 0; i < value_names.size(); ++i)
         if (value_names[i] == name) return values[i];
     if (auto s = plan_.symbol(name)) return s;
@@ -153,9 +149,18 @@ std::optional<std::int64_t> StateBytes::value(std::string_view name, const State
     return std::nullopt;
 }
 
+Status StateBytes::cache_known(const std::string& text, const StateValues& v) const {
+    if (v.cache_dtype.empty() || cache_bytes_per_value(catalog_, v.cache_dtype)) return Ok{};
+    auto names = expr_names(text);
+    if (!names || std::find(names->begin(), names->end(), "cache_bytes") == names->end()) return Ok{};
+    return make_error(ErrorCode::invalid_input, "", "its step 'cache " + v.cache_dtype + "' names no KV cache format kbp knows (kv_cache_dtype " +
+                                                        cache_dtype_names(catalog_) + "), so its bytes are unknown");
+}
+
 Result<std::int64_t> StateBytes::of(const schema::Node& n, const StateValues& v, Measure measure) const {
     const auto* text = spec(n, measure);
     if (!text) return std::int64_t{0};
+    if (auto s = cache_known(text->get<std::string>(), v); !s) return s.error();
     return eval_expr(text->get<std::string>(), [&](std::string_view name) { return value(name, v); });
 }
 
@@ -163,6 +168,7 @@ Result<std::string> StateBytes::recorded(const schema::Node& n, const StateValue
     const auto* spec_text = spec(n, measure);
     if (!spec_text) return std::string();
     const std::string text = spec_text->get<std::string>();
+    if (auto s = cache_known(text, v); !s) return s.error();
     if (auto checked = eval_expr(text, [&](std::string_view name) { return value(name, v); }); !checked) return checked.error();
     // Names become their values, except the step's own; a function name (before '(') stays.
     std::string out;

@@ -28,7 +28,8 @@ struct StateValues {
     std::int64_t context = 0;       // tokens already in each sequence's cache
     std::int64_t rows = 1;          // rows of the step
     std::int64_t sequences = 1;     // sequences whose state the step touches
-    std::int64_t cache_bytes = 2;   // bytes per cached value (the node's "cache <dtype>" step)
+    std::string cache_dtype;        // the node's "cache <dtype>" step (a kv_cache_dtype value), "" without one:
+                                    // cache_bytes is its format's bytes (settings_types.hpp), 2 (bf16) without one
     std::int64_t width = 0;         // its first input's width
     std::int64_t in_width = 0;      // its inputs' widths
     std::int64_t cached_width = 0;  // what one cached token holds: the inputs of the block's writer of the state it reads
@@ -49,7 +50,7 @@ struct Wiring {
 Wiring wire(const schema::Blueprint& b);
 
 // The values of node `i` of `b` a state_bytes expression may name, at the step's context,
-// rows and sequences: the cache dtype from its "cache <dtype>" step, the widths from its edges,
+// rows and sequences: the cache dtype of its "cache <dtype>" step, the widths from its edges,
 // what one cached token holds from the block's writer of the state it reads, its layer's window.
 StateValues state_values(const schema::Blueprint& b, const Wiring& wiring, std::size_t i, std::int64_t context, std::int64_t rows,
                          std::int64_t sequences);
@@ -79,7 +80,10 @@ public:
 private:
     const nlohmann::ordered_json* spec(const schema::Node& n, Measure measure) const;
     std::optional<std::int64_t> value(std::string_view name, const StateValues& v) const;
+    // An error when `text` names cache_bytes and the node's cache dtype is none kbp knows.
+    Status cache_known(const std::string& text, const StateValues& v) const;
     const schema::Blueprint& plan_;
+    const Catalog& catalog_;
     const nlohmann::ordered_json* blocks_ = nullptr;            // the architecture's blocks
     std::map<std::string, const nlohmann::ordered_json*> ops_;  // op -> its ops-file entry
     std::map<std::string, std::int64_t> edge_symbols_;  // symbols the edges' widths name alone

@@ -55,9 +55,9 @@ TEST_CASE("did you mean: subcommands, options, arms, views, colour modes, format
                   "unknown image format 'pgn' (did you mean 'png'?)");
     auto set = kbp_run(dir, "plan " + llama_arg() + " --set kv_cach_dtype=bf16 -o " + quote(dir.file("s.json")));
     INFO(show(set));
-    CHECK(set.exit == 0);
-    CHECK_THAT(set.err, Catch::Contains("kbp plan: warning: --set kv_cach_dtype: recipe 'fp8-dynamic' has no setting 'kv_cach_dtype' "
-                                        "(added) (did you mean 'kv_cache_dtype'?)\n"));
+    CHECK(set.exit == 2);
+    CHECK_THAT(set.err, Catch::Contains("kbp plan: error: --set kv_cach_dtype: kbp has no setting 'kv_cach_dtype' (did you mean 'kv_cache_dtype'?)\n"));
+    CHECK_FALSE(std::filesystem::exists(dir.file("s.json")));
     check_refused(kbp_run(dir, "export dot " + test::seed_arg() + " --block dsaa"), 1, "export",
                   "--block 'dsaa': no such block (did you mean 'dsa'? block types in this plan: embed, kda, mlp, dsa, moe, head)");
     // Far from every name: the names, when they are few.

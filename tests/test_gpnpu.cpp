@@ -287,7 +287,7 @@ TEST_CASE("gpnpu: bad knobs and budgets are refused naming the setting", "[gpnpu
     CHECK(e.where == "--set imf_headroom");
     e = plan_error(sarashina({{"proj_mode", "interleaved"}}));
     CHECK(e.where == "--set proj_mode");
-    CHECK(e.message.find("packed, fused") != std::string::npos);
+    CHECK(e.message.find("it takes 'packed', 'fused'") != std::string::npos);
     e = plan_error(sarashina({{"imf_headroom", "40"}}));
     CHECK(e.where == "--set imf_headroom");
     e = plan_error(sarashina({{"kv_persist_mb", "32"}}));

@@ -237,7 +237,7 @@ TEST_CASE("gpnpu cli: bad ranges files and bad knobs exit 2 naming the file and 
     CHECK(r.err.find("--set imf_headroom: -1 is outside 0-16") != std::string::npos);
     r = plan_with("--set fuse_v=yes");
     CHECK(r.exit == 2);
-    CHECK(r.err.find("--set fuse_v: 'yes' is not one of true, false") != std::string::npos);
+    CHECK(r.err.find("--set fuse_v: 'yes' is not a fuse_v value (it takes 'true', 'false'") != std::string::npos);
     r = plan_with("--ranges " + quote(ranges) + " --set kv_persist_mb=39");  // 40 MiB is exactly 41,943,040 B: it fits
     CHECK(r.exit == 2);
     CHECK(r.err.find("--set kv_persist_mb: the persistent int8 KV cache needs 41,943,040 B") != std::string::npos);
