@@ -493,7 +493,14 @@ Result<std::optional<std::string>> quant_kv_cache_dtype(const QuantSource& q) {
     }
     if (q.method == "modelopt") {
         auto kv = j.find("kv_cache_quant_algo");
-        if (kv == j.end() || kv->is_null()) return std::optional<std::string>();
+        if (kv == j.end() || kv->is_null()) {
+            // Newer inline exports: a compressed-tensors style kv_cache_scheme.
+            auto scheme = j.find("kv_cache_scheme");
+            if (scheme == j.end() || !scheme->is_object()) return std::optional<std::string>();
+            auto f = format_of_args(*scheme, table.at("kv_cache"), "kv_cache_dtype", q.at("/kv_cache_scheme"));
+            if (!f) return f.error();
+            return std::optional<std::string>(*f);
+        }
         std::vector<std::string> known;
         for (const auto& row : table.at("kv_cache_quant_algos")) {
             known.push_back(row.at("kv_cache_quant_algo").get<std::string>());

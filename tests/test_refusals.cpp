@@ -54,8 +54,9 @@ TEST_CASE("refuse: --set values are checked against the settings vocabulary and 
     check_refused(dir, plan(dir, llama, "--set kv_cache_dtype=banana"), "--set kv_cache_dtype",
                   "'banana' is not a kv_cache_dtype value (it takes 'bf16', 'f16', 'fp8', 'int8';");
     check_refused(dir, plan(dir, llama, "--set kv_cache_dtype=int4"), "--set kv_cache_dtype", "(did you mean 'int8'? it takes");
-    check_refused(dir, plan(dir, llama, "--set kv_cache_dtype=int8"), "--set kv_cache_dtype",
-                  "'int8' (int8/static) is not a format target 'h100' lists (embedded:targets/h100.json: /formats: bf16, f16,");
+    // The B200 lists no int8/static (vLLM has no int8 kernels for sm100); the H100 does (TensorRT-LLM's INT8 KV cache).
+    check_refused(dir, plan(dir, llama, "--target b200 --set kv_cache_dtype=int8"), "--set kv_cache_dtype",
+                  "'int8' (int8/static) is not a format target 'b200' lists (embedded:targets/b200.json: /formats: bf16, f16,");
     check_refused(dir, plan(dir, llama, "--set imf_headrom=3"), "--set imf_headrom", "kbp has no setting 'imf_headrom' (did you mean 'imf_headroom'?)");
     check_refused(dir, plan(dir, llama, "--set lm_head_dtype=int8/b32"), "--set lm_head_dtype", "'int8/b32' is not a format target 'h100' lists");
     check_refused(dir, plan(dir, llama, "--set lm_head_dtype=fp8/tokn"), "--set lm_head_dtype",
