@@ -11,6 +11,8 @@
 #include "exporters/sweep_chart.hpp"
 #include "exporters/stage.hpp"
 #include "exporters/view.hpp"
+#include "planner/catalog.hpp"
+#include "planner/export_quant.hpp"
 #include "schema/file_io.hpp"
 #include "schema/names.hpp"
 #include "schema/sha256.hpp"
@@ -120,6 +122,30 @@ int export_stage(const Args& args) {
     return 0;
 }
 
+// kbp export quant PLAN --to FORM [-o FILE] [--catalog DIR]: the plan's precision as a
+// quantizer's or engine's config (planner/export_quant.hpp), written whole or not at all.
+int export_quant(const Args& args) {
+    for (const char* view_only : {"--view", "--layers", "--block", "--color", "--title", "--no-legend", "--out", "--force"})
+        if (args.value(view_only) || args.flag(view_only))
+            return usage_error("export", std::string("export quant writes a quantization config (--to FORM -o FILE) and takes no ") + view_only);
+    const auto forms = planner::quant_form_names();
+    auto to = args.value("--to");
+    if (!to) return usage_error("export", "export quant needs --to " + schema::quoted_names(forms));
+    auto form = planner::parse_quant_form(*to);
+    if (!form) return usage_error("export", "unknown quantization form '" + *to + "'" + schema::name_hint(*to, forms, "forms"));
+    int code = 0;
+    const std::string& file = args.positional[1];
+    auto b = load_plan(file, code);
+    if (!b) return code;
+    auto catalog = planner::Catalog::load(args.value("--catalog"));
+    if (!catalog) return report(catalog.error());
+    auto out = planner::export_quant(*b, *form, *catalog, file);
+    if (!out) return report(out.error());
+    if (auto s = write_file_atomic(args.value("--output").value_or("-"), out->text); !s) return report(s.error());
+    std::cerr << "kbp export quant: " << out->summary << "\n";
+    return 0;
+}
+
 }  // namespace
 
 int run_export(int argc, char** argv) {
@@ -127,15 +153,20 @@ int run_export(int argc, char** argv) {
     auto specs = view_specs;
     specs.push_back({"--out", "", true});
     specs.push_back({"--force", ""});
+    specs.push_back({"--to", "", true});
+    specs.push_back({"--catalog", "", true});
     auto args = parse_command("export", argc, argv, specs, 2, 2, code);
     if (!args) return code;
     const std::string& what = args->positional[0];
+    if (what == "quant") return export_quant(*args);
+    if (args->value("--to") || args->value("--catalog"))
+        return usage_error("export", "--to and --catalog belong to export quant; export " + what + " takes neither");
     if (what == "stage") return export_stage(*args);
     if (args->value("--out") || args->flag("--force"))
         return usage_error("export", "--out and --force belong to export stage; export " + what + " writes -o OUT");
     if (what != "dot" && what != "json" && what != "model-explorer")
         return usage_error("export", "unknown export format '" + what + "'" +
-                                         schema::name_hint(what, std::vector<std::string>{"dot", "json", "model-explorer", "stage"}, "formats"));
+                                         schema::name_hint(what, std::vector<std::string>{"dot", "json", "model-explorer", "stage", "quant"}, "formats"));
     if (what == "model-explorer" && args->value("--view").value_or("flat") != "flat")
         return usage_error("export", "model-explorer writes the flat view (namespaces fold layers, blocks and groups)");
     const std::string& file = args->positional[1];

@@ -123,10 +123,11 @@ const std::array<Command, 13> table{{
      "detail (steps, tensors, group rules) that makes it expand back losslessly; the expansion is\n"
      "checked equal to the flat lists before writing. --only leaves the flat lists out.\n",
      run_collapse},
-    {"export", "write a plan as DOT, JSON, Model Explorer JSON or a compile stage's input",
+    {"export", "write a plan as DOT, JSON, Model Explorer JSON, a compile stage's input or a quantization config",
      "usage: kbp export dot|json|model-explorer PLAN [-o OUT] [--view flat|groups|collapsed]\n"
      "                  [--layers 3-7] [--block dsa] [--color MODE] [--title TEXT] [--no-legend]\n"
-     "       kbp export stage PLAN --out DIR [--force]\n\n"
+     "       kbp export stage PLAN --out DIR [--force]\n"
+     "       kbp export quant PLAN --to compressed-tensors|modelopt|llama-quantize [-o OUT] [--catalog DIR]\n\n"
      "dot: Graphviz DOT (read back by Graphviz's own parser). --view flat (the default) draws every op, clustered\n"
      "layer > block > fused group; groups draws one box per kernel launch (rule, kernels, member\n"
      "ops); collapsed draws one cluster per layer template ('kda+moe x 31') and the port edges\n"
@@ -147,7 +148,16 @@ const std::array<Command, 13> table{{
      "launches/<model>_<recipe>_<arm>-r<rows>.\n"
      "Unchanged inputs rewrite nothing; other knobs write beside it under another tag; a stage whose\n"
      "files were edited or lost is refused (exit 2) unless --force rebuilds it. A plan whose\n"
-     "FixedPoint32 bits are not all decided (no --ranges) is refused (exit 4).\n"
+     "FixedPoint32 bits are not all decided (no --ranges) is refused (exit 4).\n\n"
+     "quant: the plan's precision under the checkpoint's module names (the plan's modules), as the\n"
+     "quantization_config llm-compressor writes and vLLM reads (compressed-tensors: one group per\n"
+     "weight x activation scheme, 'Linear' or re: targets, ignore, kv_cache_scheme), as ModelOpt's\n"
+     "hf_quant_config.json (modelopt: quant_algo or MIXED_PRECISION with quantized_layers,\n"
+     "exclude_modules, kv_cache_quant_algo), or as llama.cpp's llama-quantize arguments (JSON with\n"
+     "the command line: --pure, the base type, --tensor-type per GGUF tensor group). Put the first in\n"
+     "config.json's quantization_config, the second beside it, and kbp plan without --recipe plans\n"
+     "the same formats. A format the form has no row for (planner/data/quantizers/) is refused,\n"
+     "naming the node and module (exit 2); a plan without module names or quantized modules, exit 4.\n"
      "Exit: 0 ok, 1 usage error, 2 invalid plan or damaged stage, 3 output not written, 4 plan not finished.\n",
      run_export},
     {"render", "draw a plan as SVG or PNG (Graphviz)",

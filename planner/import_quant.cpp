@@ -470,6 +470,7 @@ Result<std::optional<QuantSource>> find_quant_source(const DataFile& config, con
     }
     std::vector<std::string> known;
     for (const DataFile* t : catalog.all("quantizers")) {
+        if (t->json.value("export_only", false)) continue;  // GGUF: what kbp export quant writes, never a checkpoint's method
         const std::string method = t->json.value("method", t->name);
         known.push_back(method);
         if (method == q.method) q.table = t;
