@@ -144,8 +144,8 @@ Status assign_precision(Ir& ir) {
         if (index < ir.imported.size() && ir.imported[index]) {
             // The checkpoint's own precision (import_quant.cpp).
             const ImportedFormats& imported = *ir.imported[index];
-            for (const auto& f : {imported.weight, imported.activation})
-                if (auto s = check_format(std::string(f.name()), imported.where); !s) return s;
+            if (auto s = check_format(std::string(imported.weight.name()), imported.where, "", Role::weight); !s) return s;
+            if (auto s = check_format(std::string(imported.activation.name()), imported.where); !s) return s;
             p.weight = imported.weight;
             p.activation = imported.activation;
             std::string out = spec_precision.contains("output") ? spec_precision["output"][0].get<std::string>() : "bf16";
