@@ -116,6 +116,7 @@ std::string names_of_rows(const Json& rows, const char* key) {
     return schema::quoted_names(names);
 }
 
+
 // --- compact patterns ------------------------------------------------------------------------
 
 // A module name split at its layer: "model.layers." 3 "self_attn.q_proj"; layer -1 outside the
@@ -242,6 +243,21 @@ const Json* row_with(const Json& rows, const char* key, const std::string& value
     return nullptr;
 }
 
+// The row of a form's KV cache table (`table` of quantizers/<form>.json) for the plan's KV cache;
+// nullptr when the cache is unquantized or absent, an error naming the caching node when the form
+// has no row for its format.
+Result<const Json*> kv_cache_row(const Plan& p, const Json& quantizer, const char* table, const std::string& form, const std::string& what) {
+    auto kv = kv_cache_of(p);
+    if (!kv) return kv.error();
+    if (!*kv || unquantized((*kv)->format)) return static_cast<const Json*>(nullptr);
+    const Json* row = row_with(quantizer.at(table), "kv_cache_dtype", (*kv)->format);
+    if (!row)
+        return make_error(ErrorCode::invalid_input, p.file + ": /nodes/" + std::to_string((*kv)->node),
+                          p.b.nodes[(*kv)->node].id + ": " + form + " has no " + what + " for a " + (*kv)->format + " KV cache (quantizers/" + quantizer.value("name", form) +
+                              ".json has " + names_of_rows(quantizer.at(table), "kv_cache_dtype") + ")");
+    return row;
+}
+
 const Json& table(const Catalog& catalog, const std::string& name) {
     for (const DataFile* f : catalog.all("quantizers"))
         if (f->name == name) return f->json;
@@ -291,17 +307,9 @@ Result<QuantExport> to_compressed_tensors(const Plan& p, const Json& t) {
     }
     if (schemes.empty())
         return make_error(ErrorCode::unsupported, p.file, "the plan quantizes no Linear module: its checkpoint is unquantized and carries no quantization_config");
-    auto kv = kv_cache_of(p);
-    if (!kv) return kv.error();
-    Json kv_scheme = nullptr;
-    if (*kv && !unquantized((*kv)->format)) {
-        const Json* row = row_with(t.at("kv_cache"), "kv_cache_dtype", (*kv)->format);
-        if (!row)
-            return make_error(ErrorCode::invalid_input, p.file + ": /nodes/" + std::to_string((*kv)->node),
-                              p.b.nodes[(*kv)->node].id + ": compressed-tensors has no kv_cache_scheme for a " + (*kv)->format + " KV cache (quantizers/compressed-tensors.json has " +
-                                  names_of_rows(t.at("kv_cache"), "kv_cache_dtype") + ")");
-        kv_scheme = quantization_args(row->at("args"));
-    }
+    auto kv_row = kv_cache_row(p, t, "kv_cache", "compressed-tensors", "kv_cache_scheme");
+    if (!kv_row) return kv_row.error();
+    const Json kv_scheme = *kv_row ? quantization_args((*kv_row)->at("args")) : Json(nullptr);
 
     Json groups = Json::object();
     std::set<std::string> formats;
@@ -330,7 +338,7 @@ Result<QuantExport> to_compressed_tensors(const Plan& p, const Json& t) {
     QuantExport out;
     out.text = q.dump(2) + "\n";
     out.summary = "compressed-tensors, " + count(schemes.size(), "group", "groups") + " (" + join(described, "; ") + "), " +
-                  count(ignore.size(), "module", "modules") + " ignored, KV cache " + (kv_scheme.is_null() ? "unquantized" : (*kv)->format);
+                  count(ignore.size(), "module", "modules") + " ignored, KV cache " + (kv_scheme.is_null() ? "unquantized" : (*kv_row)->at("kv_cache_dtype").get<std::string>());
     return out;
 }
 
@@ -373,17 +381,9 @@ Result<QuantExport> to_modelopt(const Plan& p, const Json& t) {
     }
     if (quantized.empty())
         return make_error(ErrorCode::unsupported, p.file, "the plan quantizes no Linear module: its checkpoint is unquantized and has no hf_quant_config.json");
-    auto kv = kv_cache_of(p);
-    if (!kv) return kv.error();
-    Json kv_algo = nullptr;
-    if (*kv && !unquantized((*kv)->format)) {
-        const Json* row = row_with(t.at("kv_cache_quant_algos"), "kv_cache_dtype", (*kv)->format);
-        if (!row)
-            return make_error(ErrorCode::invalid_input, p.file + ": /nodes/" + std::to_string((*kv)->node),
-                              p.b.nodes[(*kv)->node].id + ": ModelOpt has no kv_cache_quant_algo for a " + (*kv)->format + " KV cache (quantizers/modelopt.json has " +
-                                  names_of_rows(t.at("kv_cache_quant_algos"), "kv_cache_dtype") + ")");
-        kv_algo = row->at("kv_cache_quant_algo");
-    }
+    auto kv_row = kv_cache_row(p, t, "kv_cache_quant_algos", "ModelOpt", "kv_cache_quant_algo");
+    if (!kv_row) return kv_row.error();
+    const Json kv_algo = *kv_row ? (*kv_row)->at("kv_cache_quant_algo") : Json(nullptr);
     std::vector<const Json*> algos;
     for (const auto& [name, row] : quantized)
         if (std::find(algos.begin(), algos.end(), row) == algos.end()) algos.push_back(row);
@@ -417,7 +417,7 @@ Result<QuantExport> to_modelopt(const Plan& p, const Json& t) {
     file["quantization"] = std::move(q);
     QuantExport out;
     out.text = file.dump(2) + "\n";
-    out.summary = summary + ", " + count(excluded.size(), "module", "modules") + " excluded, KV cache " + (kv_algo.is_null() ? "unquantized" : (*kv)->format);
+    out.summary = summary + ", " + count(excluded.size(), "module", "modules") + " excluded, KV cache " + (kv_algo.is_null() ? "unquantized" : (*kv_row)->at("kv_cache_dtype").get<std::string>());
     return out;
 }
 

@@ -14,10 +14,14 @@
 #include "planner/export_quant.hpp"
 #include "planner/module_match.hpp"
 #include "planner/plan.hpp"
+#include "plan_compare.hpp"
 #include "support.hpp"
 
 using namespace kbp;
 using Json = nlohmann::ordered_json;
+using test::formats;
+using test::node;
+using test::same_layout;
 namespace fs = std::filesystem;
 
 namespace {
@@ -70,30 +74,6 @@ Result<planner::PlanOutput> read_back(const test::TempDir& dir, const Json& conf
     else c["quantization_config"] = Json::parse(exported);
     test::spit(folder + "/config.json", c.dump(1));
     return plan(folder + "/config.json", std::nullopt, target);
-}
-
-// Every node's formats and kernel the same (the acceptance), and the steps they imply.
-void same_precision(const schema::Blueprint& a, const schema::Blueprint& b) {
-    REQUIRE(a.nodes.size() == b.nodes.size());
-    for (std::size_t i = 0; i < a.nodes.size(); ++i) {
-        INFO(a.nodes[i].id);
-        CHECK(a.nodes[i].id == b.nodes[i].id);
-        CHECK(a.nodes[i].precision == b.nodes[i].precision);
-        CHECK(a.nodes[i].kernel == b.nodes[i].kernel);
-        CHECK(a.nodes[i].steps == b.nodes[i].steps);
-    }
-}
-
-const schema::Node& node(const schema::Blueprint& b, const std::string& id) {
-    for (const auto& n : b.nodes)
-        if (n.id == id) return n;
-    FAIL("no node " << id);
-    return b.nodes.front();
-}
-
-std::string formats(const schema::Blueprint& b, const std::string& id) {
-    const auto& p = node(b, id).precision;
-    return std::string(p.weight ? p.weight->name() : "-") + " x " + std::string(p.activation ? p.activation->name() : "-");
 }
 
 // What llama-quantize gives a tensor (src/llama-quant.cpp llama_tensor_get_type, with --pure):
@@ -228,7 +208,7 @@ TEST_CASE("export quant: schemes that differ by module are groups with re: targe
         auto r = read_back(back, small_llama(), form, text, "b200");
         REQUIRE(r.ok());
         CHECK(r->warnings.empty());
-        same_precision(p->blueprint, r->blueprint);
+        same_layout(p->blueprint, r->blueprint);
     }
 }
 
@@ -446,7 +426,7 @@ TEST_CASE("export quant: round trip of every sample with module names and every 
                     INFO(w);
                     CHECK(std::any_of(base->warnings.begin(), base->warnings.end(), [&](const std::string& b) { return tail(b) == tail(w); }));
                 }
-                same_precision(base->blueprint, back->blueprint);
+                same_layout(base->blueprint, back->blueprint);
                 report += arm + " (" + target + ") " + form_name + ": same formats and kernels\n";
                 ++round_trips;
             }

@@ -9,10 +9,13 @@
 
 #include "planner/plan.hpp"
 #include "schema/validator.hpp"
+#include "plan_compare.hpp"
 #include "support.hpp"
 
 using namespace kbp;
 using Json = nlohmann::ordered_json;
+using test::formats;
+using test::same_layout;
 
 namespace {
 
@@ -38,32 +41,6 @@ Json quantized(Json quantization_config) {
     Json c = small_llama();
     c["quantization_config"] = std::move(quantization_config);
     return c;
-}
-
-const schema::Node& node(const schema::Blueprint& b, const std::string& id) {
-    for (const auto& n : b.nodes)
-        if (n.id == id) return n;
-    FAIL("no node " << id);
-    return b.nodes.front();
-}
-
-std::string formats(const schema::Blueprint& b, const std::string& id) {
-    const auto& p = node(b, id).precision;
-    return std::string(p.weight ? p.weight->name() : "-") + " x " + std::string(p.activation ? p.activation->name() : "-");
-}
-
-// Every node's precision, kernel and group the same in both plans.
-void same_layout(const schema::Blueprint& a, const schema::Blueprint& b) {
-    REQUIRE(a.nodes.size() == b.nodes.size());
-    for (std::size_t i = 0; i < a.nodes.size(); ++i) {
-        INFO(a.nodes[i].id);
-        CHECK(a.nodes[i].id == b.nodes[i].id);
-        CHECK(a.nodes[i].precision == b.nodes[i].precision);
-        CHECK(a.nodes[i].kernel == b.nodes[i].kernel);
-        CHECK(a.nodes[i].steps == b.nodes[i].steps);
-        CHECK(a.nodes[i].group == b.nodes[i].group);
-    }
-    CHECK(a.edges == b.edges);
 }
 
 Json fp8_channel_token() {
