@@ -1,6 +1,7 @@
 #include "planner/module_match.hpp"
 
 #include <array>
+#include <cctype>
 #include <regex>
 
 #include "planner/ir.hpp"
@@ -40,9 +41,12 @@ bool module_matches(const std::string& module, const std::string& entry, std::st
 std::string within_layer(const std::string& module) {
     // "<anything>.layers.<i>." is the layer's prefix in every family kbp names (model.layers,
     // backbone.layers).
-    static const std::regex layer_prefix(R"(^(.*\.)?layers\.[0-9]+\.)");
-    std::smatch m;
-    if (std::regex_search(module, m, layer_prefix)) return module.substr(static_cast<std::size_t>(m.length(0)));
+    for (std::size_t at = module.find("layers."); at != std::string::npos; at = module.find("layers.", at + 1)) {
+        if (at > 0 && module[at - 1] != '.') continue;
+        std::size_t digits = at + 7, end = digits;
+        while (end < module.size() && std::isdigit(static_cast<unsigned char>(module[end]))) ++end;
+        if (end > digits && end < module.size() && module[end] == '.') return module.substr(end + 1);
+    }
     return module;
 }
 

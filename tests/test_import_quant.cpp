@@ -182,6 +182,48 @@ TEST_CASE("import: module by module: ignore lists, regex and exact targets, MIXE
     }
 }
 
+TEST_CASE("import: the one-scheme methods: GPTQ's modules_in_block_to_quantize and dynamic, AWQ's substrings, bitsandbytes, fp8 blocks", "[import][planner]") {
+    test::TempDir dir;
+    SECTION("GPTQ: only the listed modules of a layer, '-:' rules leave theirs unquantized, sym picks the zero points") {
+        auto p = plan_with(dir, quantized(Json::parse(R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": true, "desc_act": false,
+            "modules_in_block_to_quantize": [["self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj"], ["self_attn.o_proj"], ["mlp.gate_proj", "mlp.up_proj"]],
+            "dynamic": {"-:model\\.layers\\.1\\.self_attn\\.o_proj": {}}})")));
+        REQUIRE(p.ok());
+        CHECK(formats(p->blueprint, "l0.attn.q") == "int4/g128 x bf16");
+        CHECK(formats(p->blueprint, "l0.attn.o") == "int4/g128 x bf16");
+        CHECK(formats(p->blueprint, "l1.attn.o") == "bf16 x bf16");
+        CHECK(formats(p->blueprint, "l0.mlp.gate_up") == "int4/g128 x bf16");
+        CHECK(formats(p->blueprint, "l0.mlp.down") == "bf16 x bf16");
+        CHECK(formats(p->blueprint, "head.lm_head") == "bf16 x bf16");
+        test::TempDir asym;
+        auto z = plan_with(asym, quantized(Json::parse(R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": false, "lm_head": true})")));
+        REQUIRE(z.ok());
+        CHECK(formats(z->blueprint, "l1.mlp.down") == "int4/g128z x bf16");
+        CHECK(formats(z->blueprint, "head.lm_head") == "int4/g128z x bf16");
+    }
+    SECTION("AWQ: modules_to_not_convert entries are substrings of the names") {
+        auto p = plan_with(dir, quantized(Json::parse(R"({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": true, "version": "gemm",
+            "modules_to_not_convert": ["mlp.down"]})")));
+        REQUIRE(p.ok());
+        CHECK(formats(p->blueprint, "l0.attn.v") == "int4/g128z x bf16");
+        CHECK(formats(p->blueprint, "l0.mlp.down") == "bf16 x bf16");
+        CHECK(formats(p->blueprint, "l1.mlp.down") == "bf16 x bf16");
+    }
+    SECTION("bitsandbytes NF4, with and without double quantization") {
+        auto p = plan_with(dir, quantized(Json::parse(R"({"quant_method": "bitsandbytes", "load_in_4bit": true, "bnb_4bit_quant_type": "nf4",
+            "bnb_4bit_use_double_quant": true, "bnb_4bit_compute_dtype": "bfloat16", "llm_int8_skip_modules": ["o_proj"]})")));
+        REQUIRE(p.ok());
+        CHECK(formats(p->blueprint, "l0.mlp.down") == "nf4/b64dq x bf16");
+        CHECK(formats(p->blueprint, "l0.attn.o") == "bf16 x bf16");
+    }
+    SECTION("fp8 with 128 x 128 weight blocks: per-token-group activations") {
+        auto p = plan_with(dir, quantized(Json::parse(R"({"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic", "weight_block_size": [128, 128]})")));
+        REQUIRE(p.ok());
+        CHECK(formats(p->blueprint, "l0.attn.q") == "fp8/b128 x fp8/g128");
+        CHECK(formats(p->blueprint, "head.lm_head") == "bf16 x bf16");
+    }
+}
+
 TEST_CASE("import: what kbp cannot honour is refused at the config field, exit 2", "[import][planner][errors]") {
     test::TempDir dir;
     const std::string at = dir.file("config.json") + ": /quantization_config";
