@@ -6,6 +6,7 @@
 // families and formats used; provenance names every input file with its sha256.
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -254,7 +255,9 @@ Result<schema::Blueprint> build_blueprint(Ir& ir) {
     header.emplace_back("recipe", ir.recipe->name);
     // The checkpoint's own precision (import_quant.hpp): where it was declared; the recipe only
     // filled in what the declaration does not reach, and a replay must not name it.
-    if (ir.quant) header.emplace_back("precision", ir.quant->at());
+    // The file by name alone (its path is in the provenance's files): the plan stays the same bytes
+    // wherever the checkout is.
+    if (ir.quant) header.emplace_back("precision", std::filesystem::path(ir.quant->file->origin).filename().string() + ": " + ir.quant->pointer);
     if (ir.recipe->json.contains("checkpoint")) header.emplace_back("checkpoint", ir.recipe->json["checkpoint"].get<std::string>());
     header.emplace_back("target", ir.target->name);
     if (ir.ranges) header.emplace_back("ranges", ir.ranges->origin);
