@@ -390,7 +390,8 @@ Result<Method> one_scheme_method(const QuantSource& q) {
                 overrides->push_back({"re:" + pattern, where, minus, merged});
             }
     const std::string lm_head = table.value("lm_head", "never");
-    const bool lm_head_quantized = lm_head == "field" && q.json->value(table.value("lm_head_field", "lm_head"), false);
+    const auto lm_head_field = q.json->find(table.value("lm_head_field", "lm_head"));
+    const bool lm_head_quantized = lm_head == "field" && lm_head_field != q.json->end() && lm_head_field->is_boolean() && lm_head_field->get<bool>();
 
     Method m;
     m.summary = q.method + " " + base->weight + (base->activation == "bf16" ? "" : " x " + base->activation);
@@ -522,7 +523,8 @@ Status import_precision(Ir& ir) {
     // The scheme of each packed group (q/k/v, gate/up, a layer's experts), with the module that set it.
     std::map<std::string, std::pair<ModuleScheme, std::string>> packed;
     std::size_t quantized = 0, kept = 0, named = 0;
-    const bool tied = ir.config->json.value("tie_word_embeddings", false) == true;
+    const auto tie = ir.config->json.find("tie_word_embeddings");
+    const bool tied = tie != ir.config->json.end() && tie->is_boolean() && tie->get<bool>();
     for (std::size_t i = 0; i < ir.nodes.size(); ++i) {
         IrNode& n = ir.nodes[i];
         const ModuleKind kind = kind_of(n.node.op);
