@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
+#include "planner/module_match.hpp"
 #include "schema/names.hpp"
 
 namespace kbp::planner {
@@ -15,29 +15,12 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// What a module is to the quantizers: the engines quantize Linear layers (projections, routed
-// experts, the LM head); a router is a Linear they build without a quant method (so a
-// checkpoint lists it as ignored); embeddings and the rest are not Linear.
-enum class Role { linear, experts, lm_head, router, other };
-
-Role role_of(const schema::Op& op) {
-    using schema::OpId;
-    switch (op.kind.id) {
-        case OpId::linear: return Role::linear;
-        case OpId::expert_gate_up:
-        case OpId::expert_down: return Role::experts;
-        case OpId::lm_head: return Role::lm_head;
-        case OpId::router: return Role::router;
-        default: return Role::other;
-    }
-}
-
 // One checkpoint module of the plan, with the formats its node reads.
 struct Module {
     std::string name;  // "model.layers.3.self_attn.q_proj"; "...experts.*.gate_proj" for every expert
     std::string node;  // "l3.attn.q"
     std::size_t index = 0;  // the node's index in the plan
-    Role role = Role::other;
+    ModuleKind role = ModuleKind::other;
     std::string op;
     std::string weight, activation;  // format names; "" when the node has none
 };
@@ -77,7 +60,7 @@ Result<Plan> read_plan(const schema::Blueprint& b, const std::string& file) {
             m.name = name.string();
             m.node = n.id;
             m.index = i;
-            m.role = role_of(n.op);
+            m.role = module_kind(n.op);
             m.op = n.op.name();
             m.weight = n.precision.weight ? std::string(n.precision.weight->name()) : "";
             m.activation = n.precision.activation ? std::string(n.precision.activation->name()) : "";
@@ -118,21 +101,6 @@ std::string names_of_rows(const Json& rows, const char* key) {
 
 
 // --- compact patterns ------------------------------------------------------------------------
-
-// A module name split at its layer: "model.layers." 3 "self_attn.q_proj"; layer -1 outside the
-// layers. `token` is the layers' container ("layers" in Hugging Face names, "blk" in GGUF's).
-struct Split {
-    std::string prefix;
-    long layer = -1;
-    std::string suffix;
-};
-
-Split split_at_layer(const std::string& name, const std::string& token) {
-    const std::regex at("^((?:.*\\.)?" + token + "\\.)([0-9]+)\\.(.+)$");
-    std::smatch m;
-    if (!std::regex_match(name, m, at)) return {name, -1, ""};
-    return {m[1].str(), std::stol(m[2].str()), m[3].str()};
-}
 
 // A name as a regular expression: '.' literal, '*' (every expert) any index.
 std::string regex_of(const std::string& name) {
@@ -279,13 +247,13 @@ Result<QuantExport> to_compressed_tensors(const Plan& p, const Json& t) {
     std::vector<Scheme> schemes;
     std::vector<std::string> linear, ignore;
     for (const auto& m : p.modules) {
-        if (m.role == Role::other) {
+        if (m.role == ModuleKind::other) {
             if (!unquantized(m.weight))
                 return p.refuse(m, "compressed-tensors quantizes Linear modules; this " + m.op + " is planned in " + m.weight);
             continue;
         }
         linear.push_back(m.name);
-        if (m.role == Role::router && !unquantized(m.weight))
+        if (m.role == ModuleKind::router && !unquantized(m.weight))
             return p.refuse(m, "a router planned in " + m.weight + ": vLLM builds routers without a quantization method");
         if (unquantized(m.weight)) {
             if (!unquantized(m.activation))
@@ -355,12 +323,12 @@ Result<QuantExport> to_modelopt(const Plan& p, const Json& t) {
     std::vector<std::string> linear, excluded;
     std::vector<std::pair<std::string, const Json*>> quantized;  // module -> its quant_algos row
     for (const auto& m : p.modules) {
-        if (m.role == Role::other) {
+        if (m.role == ModuleKind::other) {
             if (!unquantized(m.weight)) return p.refuse(m, "ModelOpt's quant_algo covers Linear modules; this " + m.op + " is planned in " + m.weight);
             continue;
         }
         linear.push_back(m.name);
-        if (m.role == Role::router && !unquantized(m.weight))
+        if (m.role == ModuleKind::router && !unquantized(m.weight))
             return p.refuse(m, "a router planned in " + m.weight + ": vLLM builds routers without a quantization method");
         if (unquantized(m.weight)) {
             if (!unquantized(m.activation)) return p.refuse(m, "activations in " + m.activation + " over " + m.weight + " weights: no ModelOpt quant_algo quantizes activations alone");
@@ -428,7 +396,7 @@ std::string gguf_name(const Json& t, const std::string& module) {
     // A plan's routed experts ("...experts.*.gate_proj") are one stacked GGUF tensor.
     std::string name = module;
     if (auto at = name.find(".*."); at != std::string::npos) name.erase(at, 2);
-    const Split s = split_at_layer(name, "layers");
+    const LayerSplit s = split_at_layer(name, "layers");
     for (const auto& row : t.at("tensor_names"))
         for (const auto& hf : row.at("hf")) {
             const std::string pattern = hf.get<std::string>();
@@ -467,7 +435,7 @@ Result<QuantExport> to_llama_quantize(const Plan& p, const Json& t) {
             if (k == "tie_word_embeddings") tied = v == schema::JsonValue(true);
     for (const auto& m : p.modules) {
         if (m.weight.empty()) continue;
-        if (m.role == Role::router) continue;  // ffn_gate_inp: llama-quantize never quantizes it (tensor_allows_quantization)
+        if (m.role == ModuleKind::router) continue;  // ffn_gate_inp: llama-quantize never quantizes it (tensor_allows_quantization)
         const std::string name = gguf_name(t, m.name);
         if (name.empty()) return p.refuse(m, "no GGUF tensor name for this module in quantizers/gguf.json (gguf-py's tensor_mapping.py names it)");
         const Json* row = row_with(t.at("ggml_types"), "format", m.weight);
@@ -510,7 +478,7 @@ Result<QuantExport> to_llama_quantize(const Plan& p, const Json& t) {
     }
     if (tied)  // the one tensor is the head's too: it takes the head's type
         for (const auto& m : p.modules)
-            if (m.role == Role::lm_head)
+            if (m.role == ModuleKind::lm_head)
                 if (const Json* row = row_with(t.at("ggml_types"), "format", m.weight)) j["token_embedding_type"] = row->at("ggml_type");
     if (!j["token_embedding_type"].is_null()) args.insert(args.end(), {"--token-embedding-type", j["token_embedding_type"].get<std::string>()});
     if (!j["output_tensor_type"].is_null()) args.insert(args.end(), {"--output-tensor-type", j["output_tensor_type"].get<std::string>()});

@@ -29,19 +29,6 @@ struct ModuleScheme {
     std::string text() const { return quantized ? weight + " weights, " + activation + " activations" : "unquantized"; }
 };
 
-// Which weighted ops a quantization config can reach, and how engines treat each.
-enum class ModuleKind { linear, experts, lm_head, other };
-
-ModuleKind kind_of(const schema::Op& op) {
-    using schema::OpId;
-    if (op.kind.id == OpId::linear) return ModuleKind::linear;
-    if (op.kind.id == OpId::expert_gate_up || op.kind.id == OpId::expert_down) return ModuleKind::experts;
-    if (op.kind.id == OpId::lm_head) return ModuleKind::lm_head;
-    // Embeddings, routers (engines build them without a quant method), latent attention's
-    // absorbed up-projections: what the bf16 recipe says.
-    return ModuleKind::other;
-}
-
 // A list of module names or patterns a config gives, with which of them matched a module.
 struct NameList {
     std::string where;  // "config.json: /quantization_config/ignore"
@@ -527,7 +514,9 @@ Status import_precision(Ir& ir) {
     const bool tied = tie != ir.config->json.end() && tie->is_boolean() && tie->get<bool>();
     for (std::size_t i = 0; i < ir.nodes.size(); ++i) {
         IrNode& n = ir.nodes[i];
-        const ModuleKind kind = kind_of(n.node.op);
+        // Routers are Linear layers the engines build without a quant method: never quantized,
+        // as embeddings are, though an exclusion list may name them.
+        const ModuleKind kind = module_kind(n.node.op) == ModuleKind::router ? ModuleKind::other : module_kind(n.node.op);
         if (n.modules.empty()) continue;
         // Tied embeddings: the checkpoint stores no lm_head of its own, the engines read the
         // embedding table, unquantized.

@@ -1,5 +1,6 @@
 #include "planner/module_match.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <regex>
@@ -21,7 +22,7 @@ std::vector<std::string> self_and_enclosing(const std::string& module) {
 
 std::string representative_module(std::string_view module) {
     std::string out(module);
-    for (auto at = out.find('*'); at != std::string::npos; at = out.find('*', at)) out.replace(at, 1, "0");
+    std::replace(out.begin(), out.end(), '*', '0');
     return out;
 }
 
@@ -38,16 +39,34 @@ bool module_matches(const std::string& module, const std::string& entry, std::st
     return false;
 }
 
-std::string within_layer(const std::string& module) {
-    // "<anything>.layers.<i>." is the layer's prefix in every family kbp names (model.layers,
-    // backbone.layers).
-    for (std::size_t at = module.find("layers."); at != std::string::npos; at = module.find("layers.", at + 1)) {
-        if (at > 0 && module[at - 1] != '.') continue;
-        std::size_t digits = at + 7, end = digits;
-        while (end < module.size() && std::isdigit(static_cast<unsigned char>(module[end]))) ++end;
-        if (end > digits && end < module.size() && module[end] == '.') return module.substr(end + 1);
+LayerSplit split_at_layer(const std::string& name, std::string_view token) {
+    // "<anything>.<token>.<i>.<rest>" or "<token>.<i>.<rest>", at the last such place.
+    for (std::size_t at = name.rfind(token); at != std::string::npos; at = at == 0 ? std::string::npos : name.rfind(token, at - 1)) {
+        const std::size_t dot = at + token.size();
+        if ((at > 0 && name[at - 1] != '.') || dot >= name.size() || name[dot] != '.') continue;
+        std::size_t end = dot + 1;
+        while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end]))) ++end;
+        if (end == dot + 1 || end + 1 >= name.size() || name[end] != '.') continue;
+        return {name.substr(0, dot + 1), std::stol(name.substr(dot + 1, end - dot - 1)), name.substr(end + 1)};
     }
-    return module;
+    return {name, -1, ""};
+}
+
+std::string within_layer(const std::string& module) {
+    LayerSplit s = split_at_layer(module);
+    return s.layer < 0 ? module : s.suffix;
+}
+
+ModuleKind module_kind(const schema::Op& op) {
+    using schema::OpId;
+    switch (op.kind.id) {
+        case OpId::linear: return ModuleKind::linear;
+        case OpId::expert_gate_up:
+        case OpId::expert_down: return ModuleKind::experts;
+        case OpId::lm_head: return ModuleKind::lm_head;
+        case OpId::router: return ModuleKind::router;
+        default: return ModuleKind::other;
+    }
 }
 
 std::string packed_group(const std::string& module) {
