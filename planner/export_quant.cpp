@@ -197,11 +197,11 @@ std::vector<std::string> modelopt_patterns(const std::vector<std::string>& chose
 }
 
 // QuantizationArgs as compressed-tensors writes them: the row's members, with the defaults
-// quant_args.py gives the rest spelt out (symmetric true, dynamic false).
-Json quantization_args(const Json& row_args) {
+// quant_args.py gives the rest (the table's "defaults": symmetric, dynamic) spelt out.
+Json quantization_args(const Json& row_args, const Json& defaults) {
     Json a = row_args;
-    if (!a.contains("symmetric")) a["symmetric"] = true;
-    if (!a.contains("dynamic")) a["dynamic"] = false;
+    for (const auto& [k, v] : defaults.items())
+        if (!a.contains(k)) a[k] = v;
     return a;
 }
 
@@ -277,7 +277,7 @@ Result<QuantExport> to_compressed_tensors(const Plan& p, const Json& t) {
         return make_error(ErrorCode::unsupported, p.file, "the plan quantizes no Linear module: its checkpoint is unquantized and carries no quantization_config");
     auto kv_row = kv_cache_row(p, t, "kv_cache", "compressed-tensors", "kv_cache_scheme");
     if (!kv_row) return kv_row.error();
-    const Json kv_scheme = *kv_row ? quantization_args((*kv_row)->at("args")) : Json(nullptr);
+    const Json kv_scheme = *kv_row ? quantization_args((*kv_row)->at("args"), t.value("defaults", Json::object())) : Json(nullptr);
 
     Json groups = Json::object();
     std::set<std::string> formats;
@@ -288,8 +288,8 @@ Result<QuantExport> to_compressed_tensors(const Plan& p, const Json& t) {
         // One scheme covers every Linear module not ignored: its target is the class, as
         // llm-compressor's recipes write it. Several: each names its modules.
         g["targets"] = schemes.size() == 1 ? Json::array({"Linear"}) : Json(ct_patterns(s.modules, linear));
-        g["weights"] = quantization_args(s.weight_row->at("args"));
-        g["input_activations"] = s.activation_row ? quantization_args(s.activation_row->at("args")) : Json(nullptr);
+        g["weights"] = quantization_args(s.weight_row->at("args"), t.value("defaults", Json::object()));
+        g["input_activations"] = s.activation_row ? quantization_args(s.activation_row->at("args"), t.value("defaults", Json::object())) : Json(nullptr);
         g["output_activations"] = nullptr;
         g["format"] = s.weight_row->at("compression");
         formats.insert(s.weight_row->at("compression").get<std::string>());

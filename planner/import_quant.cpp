@@ -90,12 +90,13 @@ void warn_unused(const NameList& list, std::vector<std::string>& warnings) {
 
 // --- compressed-tensors -------------------------------------------------------------------
 
-// QuantizationArgs with compressed-tensors' defaults filled in (quant_args.py): symmetric true,
-// dynamic false, strategy group when group_size is given, else tensor.
-Json with_defaults(const Json& args) {
+// QuantizationArgs with compressed-tensors' defaults filled in (quant_args.py): those of the
+// quantizer table's "defaults" (symmetric, dynamic), and strategy group when group_size is
+// given, else tensor.
+Json with_defaults(const Json& args, const Json& defaults) {
     Json a = args;
-    if (!a.contains("symmetric") || a["symmetric"].is_null()) a["symmetric"] = true;
-    if (!a.contains("dynamic") || a["dynamic"].is_null()) a["dynamic"] = false;
+    for (const auto& [k, v] : defaults.items())
+        if (!a.contains(k) || a[k].is_null()) a[k] = v;
     if (!a.contains("strategy") || a["strategy"].is_null()) a["strategy"] = a.contains("group_size") && !a["group_size"].is_null() ? "group" : "tensor";
     if (a.contains("type") && a["type"].is_string()) a["type"] = lower(a["type"].get<std::string>());
     if (a["strategy"].is_string()) a["strategy"] = lower(a["strategy"].get<std::string>());
@@ -103,8 +104,9 @@ Json with_defaults(const Json& args) {
 }
 
 // The row of `rows` whose args all equal `args`'s; its format, or what kbp reads.
-Result<std::string> format_of_args(const Json& args, const Json& rows, const char* key, const std::string& where) {
-    const Json a = with_defaults(args);
+Result<std::string> format_of_args(const Json& args, const Json& table, const char* rows_key, const char* key, const std::string& where) {
+    const Json a = with_defaults(args, table.value("defaults", Json::object()));
+    const Json& rows = table.at(rows_key);
     std::string known;
     for (const auto& row : rows) {
         bool all = true;
@@ -160,12 +162,12 @@ Result<Method> compressed_tensors(const QuantSource& q, std::vector<std::string>
         if (auto s = check_format(g, group.where + "/format"); !s) return s.error();
         const Json weights = g.value("weights", Json());
         if (!weights.is_object()) return refuse(group.where + "/weights", "kbp plans weight formats: a scheme without weights (activations alone) has none");
-        auto w = format_of_args(weights, table.at("weights"), "format", group.where + "/weights");
+        auto w = format_of_args(weights, table, "weights", "format", group.where + "/weights");
         if (!w) return w.error();
         group.weight = *w;
         group.activation = "bf16";
         if (const Json acts = g.value("input_activations", Json()); acts.is_object()) {
-            auto a = format_of_args(acts, table.at("input_activations"), "format", group.where + "/input_activations");
+            auto a = format_of_args(acts, table, "input_activations", "format", group.where + "/input_activations");
             if (!a) return a.error();
             group.activation = *a;
         }
@@ -476,7 +478,7 @@ Result<std::optional<std::string>> quant_kv_cache_dtype(const QuantSource& q) {
         auto kv = j.find("kv_cache_scheme");
         if (kv == j.end() || kv->is_null()) return std::optional<std::string>();
         if (!kv->is_object()) return refuse(q.at("/kv_cache_scheme"), "expected QuantizationArgs");
-        auto f = format_of_args(*kv, table.at("kv_cache"), "kv_cache_dtype", q.at("/kv_cache_scheme"));
+        auto f = format_of_args(*kv, table, "kv_cache", "kv_cache_dtype", q.at("/kv_cache_scheme"));
         if (!f) return f.error();
         return std::optional<std::string>(*f);
     }
@@ -486,7 +488,7 @@ Result<std::optional<std::string>> quant_kv_cache_dtype(const QuantSource& q) {
             // Newer inline exports: a compressed-tensors style kv_cache_scheme.
             auto scheme = j.find("kv_cache_scheme");
             if (scheme == j.end() || !scheme->is_object()) return std::optional<std::string>();
-            auto f = format_of_args(*scheme, table.at("kv_cache"), "kv_cache_dtype", q.at("/kv_cache_scheme"));
+            auto f = format_of_args(*scheme, table, "kv_cache", "kv_cache_dtype", q.at("/kv_cache_scheme"));
             if (!f) return f.error();
             return std::optional<std::string>(*f);
         }
