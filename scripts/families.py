@@ -73,14 +73,15 @@ def main():
             for target, recipe in pairs:
                 for arm, rows in ARMS:
                     out = os.path.join(tmp, "p.json")
-                    cmd = [a.kbp, "plan", path, "--arm", arm, "--target", target, "--recipe", recipe, "-o", out]
+                    # No recipe hint: the checkpoint's own precision (its quantization_config).
+                    cmd = [a.kbp, "plan", path, "--arm", arm, "--target", target, "-o", out] + (["--recipe", recipe] if recipe else [])
                     if rows:
                         cmd += ["--rows", str(rows)]
                     rc, _, err = run(cmd)
                     label = f"{arm}" + (f" {rows}" if rows else "")
                     if rc != 0:
                         bad += 1
-                        print(f"{name:<21} {cfg['model_type']:<12} {target + '/' + recipe:<20} {label:<13} {rc:>4}  {err.strip()[:160]}")
+                        print(f"{name:<21} {cfg['model_type']:<12} {target + '/' + (recipe or 'own'):<20} {label:<13} {rc:>4}  {err.strip()[:160]}")
                         continue
                     plan = json.load(open(out))
                     nodes, groups, kv_values, cache = plan_figures(plan)
@@ -113,7 +114,7 @@ def main():
                         ok = ok and abs(per_param / 2 - 1) <= 0.01
                     bad += not ok
                     act = f"{active / 1e9:.3f}B ({card['active'] / 1e9:.2f}B {a_err:+.1%})" if card.get("active") else "-"
-                    print(f"{name:<21} {cfg['model_type']:<12} {target + '/' + recipe:<20} {label:<13} {rc:>4} {nodes:>6} {groups:>6} "
+                    print(f"{name:<21} {cfg['model_type']:<12} {target + '/' + (recipe or 'own'):<20} {label:<13} {rc:>4} {nodes:>6} {groups:>6} "
                           f"{wbytes / 1e6:>10.1f} MB {'' if per_param != per_param else f'{per_param:.3f}':>7} {total / 1e9:>9.3f}B ({card['card']:>6} {p_err:+.2%}) {act:>24} "
                           f"{kv_b:>10} ({kv_f}, {cache}){'' if ok else '  <-- off'}")
     print(f"\n{'all plans formed and every count holds' if not bad else str(bad) + ' problems'}")
