@@ -136,7 +136,7 @@ struct CtGroup {
     NameList targets;
 };
 
-Result<Method> compressed_tensors(const QuantSource& q, std::vector<std::string>& warnings) {
+Result<Method> compressed_tensors(const QuantSource& q) {
     const Json& j = *q.json;
     const Json& table = q.table->json;
     // The compression formats kbp knows: those a kbp format is saved in, plus the container names.
@@ -209,7 +209,6 @@ Result<Method> compressed_tensors(const QuantSource& q, std::vector<std::string>
         warn_unused(*ignore, w);
         return Ok{};
     };
-    (void)warnings;
     return m;
 }
 
@@ -411,8 +410,8 @@ Result<Method> one_scheme_method(const QuantSource& q) {
     return m;
 }
 
-Result<Method> method_for(const QuantSource& q, std::vector<std::string>& warnings) {
-    if (q.method == "compressed-tensors") return compressed_tensors(q, warnings);
+Result<Method> method_for(const QuantSource& q) {
+    if (q.method == "compressed-tensors") return compressed_tensors(q);
     if (q.method == "modelopt") return modelopt(q);
     return one_scheme_method(q);
 }
@@ -506,7 +505,7 @@ Result<std::optional<std::string>> quant_kv_cache_dtype(const QuantSource& q) {
 Status import_precision(Ir& ir) {
     if (!ir.quant) return Ok{};
     const QuantSource& q = *ir.quant;
-    auto method = method_for(q, ir.warnings);
+    auto method = method_for(q);
     if (!method) return method.error();
     ir.imported.assign(ir.nodes.size(), std::nullopt);
     // The scheme of each packed group (q/k/v, gate/up, a layer's experts), with the module that set it.
