@@ -20,7 +20,7 @@ namespace {
 const std::vector<OptionSpec> plan_options{
     {"--arm", "", true},     {"--rows", "", true},       {"--arms", "", true},   {"--target", "", true},
     {"--recipe", "", true},  {"--set", "", true, true},  {"--catalog", "", true}, {"--output", "-o", true},
-    {"--ranges", "", true},  {"--tp", "", true},
+    {"--ranges", "", true},  {"--tp", "", true},        {"--engine", "", true},
     {"--compact", ""},       {"--quiet", "-q"},          {"--verbose", "-v"},
 };
 
@@ -60,6 +60,7 @@ std::optional<planner::PlanRequest> request_of(const char* command, const Args& 
     }
     r.target = args.value("--target");
     r.recipe = args.value("--recipe");
+    r.engine = args.value("--engine");
     r.ranges = args.value("--ranges");
     r.catalog_dir = args.value("--catalog");
     for (const auto& kv : args.all("--set")) {

@@ -71,6 +71,7 @@ int run_why(int argc, char** argv) {
     // recipe that filled in around it.
     if (!header_string(*b, "precision")) r.recipe = *recipe;
     r.target = *target;
+    r.engine = header_string(*b, "engine");  // absent in plans made before engines: the default then
     if (auto ranges = header_string(*b, "ranges")) {
         std::optional<std::size_t> index;
         for (std::size_t i = 0; i < files.size(); ++i)

@@ -8,7 +8,7 @@ namespace {
 
 const std::array<Command, 13> table{{
     {"plan", "plan a model's inference as kernels",
-     "usage: kbp plan CONFIG [--arm MODE] [--rows N] [--target NAME|FILE] [--recipe NAME|FILE]\n"
+     "usage: kbp plan CONFIG [--arm MODE] [--rows N] [--target NAME|FILE] [--recipe NAME|FILE] [--engine NAME]\n"
      "                [--set key=value]... [--ranges FILE] [--tp N] [--catalog DIR] [-o OUT] [--compact] [-v]\n"
      "       kbp plan CONFIG --arms all|ARM[:ROWS],... -o DIR\n\n"
      "Turns a HuggingFace-style config.json into a kbp-graph/v2 blueprint for one arm (--arm, default\n"
@@ -17,8 +17,13 @@ const std::array<Command, 13> table{{
      "recipe defaults to the config's \"kbp\" hint, else the architecture's default; the target to\n"
      "the config's hint, else the recipe's, else the architecture's; kbp plan says on stderr which\n"
      "it chose when not given ('kbp catalog' lists them). --set overrides a recipe setting; --catalog DIR\n"
-     "adds or replaces data files (architectures/, recipes/, targets/, kernels/, fusion/, explain/,\n"
-     "ops/, vocabulary/), each checked against its kind's schema as it loads (a problem: FILE: /pointer: message).\n"
+     "adds or replaces data files (architectures/, recipes/, targets/, engines/, kernels/, fusion/,\n"
+     "explain/, ops/, vocabulary/), each checked against its kind's schema as it loads (a problem:\n"
+     "FILE: /pointer: message).\n"
+     "--engine NAME plans the launches that engine runs (engines/NAME.json: its kernel tables and fusion\n"
+     "rules, each citing the engine's source): vllm, sglang, trtllm, llama.cpp on the GPUs; the\n"
+     "default is the recipe's engine, else the target's first (its 'engines' list). The plan records\n"
+     "it (provenance.planner_header.engine) and 'kbp stats --cost' applies the calibration fitted on it.\n"
      "--arms writes one file per arm into DIR ('all' = the 17 arms decode, multi_seq 2-128, verify\n"
      "2-8, draft). Every plan is validated before it is written.\n\n"
      "--tp N (tensor parallelism, default 1) plans one of N devices of the target: the query and KV\n"

@@ -180,7 +180,7 @@ std::vector<Total> totals_of(const Blueprint& a, const Blueprint& b) {
         {"nodes", sa.nodes, sb.nodes},
         {"edges", sa.edges, sb.edges},
         {"groups", sa.groups, sb.groups},
-        {"launches", sa.device_groups, sb.device_groups},
+        {"launches", sa.launches, sb.launches},
         {"host_steps", sa.host_groups, sb.host_groups},
         {"quant_points", sa.quant_points, sb.quant_points},
         {"requant_edges", sa.requant_edges, sb.requant_edges},

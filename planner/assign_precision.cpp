@@ -26,8 +26,8 @@ struct Entry {
     bool from_part = false;  // a reusable part: not every model has every op it names
 };
 
-// The catalog's recipes made for a target of `kind` ("gpnpu") that serve `architecture`: what
-// to pass as --recipe when the one chosen cannot run there.
+}  // namespace
+
 std::string recipes_for_kind(Catalog& catalog, const std::string& kind, const std::string& architecture) {
     auto of_kind = [&](const std::string& target) {
         auto t = catalog.get("targets", target);
@@ -38,8 +38,6 @@ std::string recipes_for_kind(Catalog& catalog, const std::string& kind, const st
         names += (names.empty() ? "" : ", ") + r->name + " (made for " + r->json.value("target", "") + ")";
     return names.empty() ? "; 'kbp catalog' lists the recipes" : "; recipes for a " + kind + " and " + architecture + ": " + names;
 }
-
-}  // namespace
 
 Status assign_precision(Ir& ir) {
     // The entries in order, parts spliced in where they are included.

@@ -105,9 +105,11 @@ schema::JsonValue stage_record(const Ir& ir) {
 }
 
 // Layers planned from one template but laid out differently (a checkpoint that quantizes some
-// layers and not others: MIXED_PRECISION, an ignore list naming one layer's down_proj) are
-// templates of their own: "attn+mlp.v2" is the second layout of attn+mlp, so the collapsed form
-// still expands back to the flat plan.
+// layers and not others: MIXED_PRECISION, an ignore list naming one layer's down_proj; the first
+// layer, which has no previous layer's residual add to run in its input norm) are templates of
+// their own, so the collapsed form still expands back to the flat plan. The layout most layers
+// share keeps the template's name; the others are "attn+mlp.v2", "attn+mlp.v3" by how many
+// layers have them, then by their first layer.
 void name_layer_variants(Ir& ir) {
     std::vector<std::string> signature(ir.layers.size());
     for (const auto& n : ir.nodes) {
@@ -119,12 +121,23 @@ void name_layer_variants(Ir& ir) {
         s += std::string(n.local.view()) + "|" + std::string(n.node.op.name()) + "|" + (p.weight ? std::string(schema::format_doc_name(*p.weight)) : "") + "|" +
              (p.activation ? std::string(schema::format_doc_name(*p.activation)) : "") + "|" + (n.node.kernel ? std::string(n.node.kernel->view()) : "") + ";";
     }
-    std::map<std::string, std::vector<std::string>> seen;  // template -> its layouts, in order
+    struct Layout {
+        std::string signature;
+        std::size_t layers = 0, first = 0;
+    };
+    std::map<std::string, std::vector<Layout>> seen;  // template -> its layouts, in order of first layer
     for (std::size_t i = 0; i < ir.layers.size(); ++i) {
         auto& layouts = seen[ir.layers[i].template_name];
-        auto it = std::find(layouts.begin(), layouts.end(), signature[i]);
-        const auto variant = static_cast<std::size_t>(it - layouts.begin());
-        if (it == layouts.end()) layouts.push_back(signature[i]);
+        auto it = std::find_if(layouts.begin(), layouts.end(), [&](const Layout& l) { return l.signature == signature[i]; });
+        if (it == layouts.end()) it = layouts.insert(layouts.end(), Layout{signature[i], 0, i});
+        ++it->layers;
+    }
+    for (auto& [_, layouts] : seen)
+        std::stable_sort(layouts.begin(), layouts.end(), [](const Layout& a, const Layout& b) { return a.layers > b.layers; });
+    for (std::size_t i = 0; i < ir.layers.size(); ++i) {
+        const auto& layouts = seen[ir.layers[i].template_name];
+        const auto variant = static_cast<std::size_t>(
+            std::find_if(layouts.begin(), layouts.end(), [&](const Layout& l) { return l.signature == signature[i]; }) - layouts.begin());
         if (variant > 0) ir.layers[i].template_name += ".v" + std::to_string(variant + 1);
     }
 }
@@ -260,6 +273,7 @@ Result<schema::Blueprint> build_blueprint(Ir& ir) {
     if (ir.quant) header.emplace_back("precision", std::filesystem::path(ir.quant->file->origin).filename().string() + ": " + ir.quant->pointer);
     if (ir.recipe->json.contains("checkpoint")) header.emplace_back("checkpoint", ir.recipe->json["checkpoint"].get<std::string>());
     header.emplace_back("target", ir.target->name);
+    header.emplace_back("engine", ir.engine->name);
     if (ir.ranges) header.emplace_back("ranges", ir.ranges->origin);
     std::string settings;
     for (const auto& [k, v] : ir.settings) settings += (settings.empty() ? "" : " ") + k + "=" + v;

@@ -179,6 +179,15 @@ std::string fit_origin(const CalibrationReport& report, std::size_t rows, const 
            "): " + std::to_string(rows) + " fit rows" + (engine.empty() ? "" : " of engine " + engine);
 }
 
+// The engine file whose measured_as names `engine` as published measurements do (compared
+// without versions: "vLLM 0.16.0" is vLLM); "" when none does.
+std::string engine_measured_as(const Catalog& catalog, const std::string& engine) {
+    for (const DataFile* f : catalog.all("engines"))
+        for (const auto& name : f->json.value("measured_as", Json::array()))
+            if (engine_key(name.get<std::string>()) == engine_key(engine)) return f->name;
+    return "";
+}
+
 bool report_has_engine_fits(const CalibrationReport& r) {
     return std::any_of(r.fits.begin(), r.fits.end(), [](const TargetFit& f) { return !f.engine.empty(); });
 }
@@ -210,7 +219,7 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         row.device = m.at("device").get<std::string>();
         row.precision = m.at("precision").get<std::string>();
         row.engine = m.at("engine").get<std::string>();
-        row.engine_key = engine_key(row.engine);
+        row.engine_key = engine_measured_as(catalog, row.engine);
         row.measured_tok_s = m.at("decode_tok_s").get<double>();
         row.source_date = m.at("source").at("date").get<std::string>();
         row.batch = m.at("batch").get<std::int64_t>();
@@ -221,6 +230,7 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         // A row may name its own recipe: what its engine stores, when kbp_recipes' is not that.
         auto recipe = m.contains("kbp_recipe") ? std::optional<std::string>(m.at("kbp_recipe").get<std::string>()) : recipe_for(recipes, row.precision);
         if (m.at("kbp_sample").is_null()) row.not_costed = "no kbp config for this model";
+        else if (row.engine_key.empty()) row.not_costed = "no kbp engine is measured as '" + row.engine + "' (engines/*.json measured_as)";
         else if (m.at("tp").is_null() || m.at("device_count").is_null())
             row.not_costed = "the source does not say how many devices served it, or how it was split";
         else if (m.at("device_count").get<std::int64_t>() != m.at("tp").get<std::int64_t>())
@@ -236,6 +246,7 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         request.tp = m.at("tp").get<std::int64_t>();
         request.recipe = *recipe;
         request.target = row.device;
+        request.engine = row.engine_key;  // each row planned with the launches of the engine it was measured on
         request.command = "kbp calibrate " + measurements_path;
         auto plan = planner.plan(request);
         if (!plan) {
@@ -250,7 +261,8 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         if (!bare) return bare.error();
         Costed c{&row, *bare, 1e6 * static_cast<double>(row.batch) / row.measured_tok_s, "", 0.0};
         row.before_tok_s = 1e6 * static_cast<double>(row.batch) / bare->total.time_us;
-        c.launches = static_cast<double>(std::count_if(bare->groups.begin(), bare->groups.end(), [](const GroupCost& g) { return g.bound != "host"; }));
+        c.launches = 0;
+        for (const GroupCost& g : bare->groups) c.launches += static_cast<double>(g.launches);
         if (!bare->time_by_family.empty()) {  // largest first
             c.main_family = bare->time_by_family.front().first;
             c.main_family_share = bare->time_by_family.front().second / bare->total.time_us;

@@ -22,9 +22,10 @@
 // Engines differ for real on one device (llama.cpp, vLLM, TensorRT-LLM): where at least two of a
 // target's fit rows come from one engine, and not every fit row does, that engine gets a fit of
 // its own on those rows (the same rule: an overhead only on more than two). A row is then also
-// costed with its engine's figures, which `kbp stats --cost --engine KEY` applies when asked;
-// without --engine the target's pooled fit stands. The key is the engine's name in lower case,
-// every run of other characters a '-' ("NIM (vLLM)" -> "nim-vllm").
+// costed with its engine's figures, which `kbp stats --cost` applies to a plan of that engine
+// (or --engine NAME to any). Each row is planned with its engine (engines/<name>.json whose
+// measured_as names the row's engine: "NIM (vLLM)" is vllm), so the launches it is fitted on are
+// that engine's; a row no engine file claims is not costed.
 #pragma once
 
 #include <map>
@@ -41,7 +42,7 @@ struct CalibrationRow {
     std::string id, split, model, device, precision, engine;
     double measured_tok_s = 0;
     std::int64_t batch = 1, context = 0;
-    std::string engine_key;                           // the engine as calibration files name it ("vllm")
+    std::string engine_key;                           // the engine file it was planned with ("vllm"), "" when none claims it
     std::string source_date;                          // its source's date (YYYY-MM-DD)
     std::optional<double> before_tok_s, after_tok_s;  // bare roofline; with the target's pooled figures
     std::optional<double> engine_tok_s;               // with its engine's figures, where its engine has a fit

@@ -15,7 +15,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // In the order they are checked: a recipe's check reads its parts, checked by then.
-constexpr std::array<std::string_view, 11> kinds{"vocabulary", "ops", "explain", "recipes/parts", "architectures", "recipes", "targets", "kernels", "fusion", "calibrations", "quantizers"};
+constexpr std::array<std::string_view, 12> kinds{"vocabulary", "ops", "explain", "recipes/parts", "architectures", "recipes", "engines", "targets", "kernels", "fusion", "calibrations", "quantizers"};
 
 struct Schema {
     std::string origin;  // "embedded:schemas/recipes.schema.json"

@@ -112,7 +112,8 @@ public:
         if (check == "recipe-part") return among(s, names_.parts, p, "a recipe part (recipes/parts/)", "parts");
         if (check == "target" || check == "target-name") return among(s, names_.targets, p, "a target of the catalog", "targets");
         if (check == "architecture") return among(s, names_.architectures, p, "an architecture of the catalog", "architectures");
-        if (check == "kernel-catalog") return among(s, names_.kernel_catalogs, p, "a kernel catalog (kernels/)", "catalogs");
+        if (check == "kernel-catalog") return among(s, names_.kernel_catalogs, p, "a kernel catalog (kernels/ or fusion/)", "catalogs");
+        if (check == "engine") return among(s, names_.engines, p, "an engine of the catalog (engines/)", "engines");
         if (check == "kernel") return among(s, instances_, p, "among this file's instances", "instances");
         if (check == "any-kernel") return among(s, names_.kernels, p, "an instance of a kernel file", "kernels");
         if (check == "family") return among(s, names_.families, p, "a kernel family with explain text (explain/families.json)", "families");
@@ -299,6 +300,14 @@ private:
     // One member spec per pattern element; a rule that names its kernels gives each member one
     // of them (or null): a node's kernel is among its group's.
     static std::optional<SchemaProblem> fusion_rule(const Json& v, const std::string& p) {
+        // A rule that removes a later catalog's rule of its name has nothing else to say.
+        if (v.contains("off")) {
+            for (const char* key : {"pattern", "kernels", "members", "compute", "block", "rows", "arms", "settings", "across_blocks", "across_layers", "followed_by"})
+                if (v.contains(key)) return at(p + "/" + key, "a rule that is off has no " + std::string(key));
+            return std::nullopt;
+        }
+        for (const char* key : {"pattern", "kernels"})
+            if (!v.contains(key)) return at(p + "/" + key, "missing (a rule that is not off needs its pattern and its kernels)");
         auto members = v.find("members");
         const Json& pattern = v.at("pattern");
         if (members != v.end() && members->is_array() && members->size() != pattern.size())
@@ -373,12 +382,12 @@ private:
 }  // namespace
 
 std::span<const std::string_view> extra_check_names() {
-    static constexpr std::array<std::string_view, 33> names{
+    static constexpr std::array<std::string_view, 34> names{
         "range",          "recipe-entry",  "table-row",  "fraction-rule", "fusion-rule",       "block-wiring",      "own-name",
         "recipe",         "recipe-part",   "target",     "target-name",   "architecture",      "kernel-catalog",    "kernel",
         "any-kernel",     "family",        "block",      "op",            "arm",               "layer-kind",        "where",
         "state-roles",    "compute",       "format",     "op-glob",       "format-glob",       "name-glob",         "config-expression",
-        "symbol-expression", "layer-expression", "state-expression", "cost-expression", "integer-text"};
+        "symbol-expression", "layer-expression", "state-expression", "cost-expression", "integer-text", "engine"};
     return names;
 }
 
@@ -393,7 +402,10 @@ Vocabulary Vocabulary::of(const Catalog& catalog) {
     v.recipes = names("recipes");
     v.parts = names("recipes/parts");
     v.targets = names("targets");
+    v.engines = names("engines");
     v.kernel_catalogs = names("kernels");
+    for (const auto& n : names("fusion"))
+        if (!contains(v.kernel_catalogs, n)) v.kernel_catalogs.push_back(n);
     for (const DataFile* f : catalog.all("recipes/parts")) v.part_files[f->name] = f;
     for (const DataFile* f : catalog.all("kernels"))
         if (f->json.is_object())

@@ -34,7 +34,8 @@ namespace kbp::planner {
 
 // What data files may refer to, from the whole catalog.
 struct Vocabulary {
-    std::vector<std::string> architectures, recipes, parts, targets, kernel_catalogs;
+    std::vector<std::string> architectures, recipes, parts, targets, engines;
+    std::vector<std::string> kernel_catalogs;  // kernels/ and fusion/ files by name
     std::vector<std::string> kernels;   // every instance of every kernel file
     std::vector<std::string> families;  // with explain text
     std::vector<std::string> ops;       // defined by the ops files

@@ -151,10 +151,17 @@ Status choose_kernels(Ir& ir) {
                                   ", activation " + fmt(n.node.precision.activation) + ", " + std::to_string(ir.rows) + " rows, " + arm +
                                   " arm" + decided + ")");
         }
+        // The row's kernel: one of its file's instances, or of a later catalog the engine reads
+        // (an engine's own table may send a node to a shared kernel).
         const Json* instances = file->json.contains("instances") ? &file->json["instances"] : nullptr;
-        if (!chosen->at("kernel").is_null() && !(instances && instances->contains(chosen->at("kernel").get<std::string>())))
-            return make_error(ErrorCode::invalid_input, file->origin + ": /table/" + std::to_string(index) + "/kernel",
-                              "kernel '" + chosen->at("kernel").get<std::string>() + "' is not among the file's instances");
+        if (!chosen->at("kernel").is_null() && !(instances && instances->contains(chosen->at("kernel").get<std::string>()))) {
+            const DataFile* defining = nullptr;
+            if (!ir.kernel_instance(chosen->at("kernel").get<std::string>(), &defining))
+                return make_error(ErrorCode::invalid_input, file->origin + ": /table/" + std::to_string(index) + "/kernel",
+                                  "kernel '" + chosen->at("kernel").get<std::string>() + "' is an instance of no kernel catalog engine '" +
+                                      ir.engine->name + "' reads");
+            instances = &defining->json["instances"];
+        }
         if (auto s = apply_assignment(ir, n, *chosen, instances); !s) return s;
         if (auto steps = chosen->find("steps"); steps != chosen->end()) n.steps_spec = &*steps;
         for (const auto& k : chosen->value("launches", Json::array())) n.kernel_launches.push_back(k.get<std::string>());

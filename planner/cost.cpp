@@ -64,13 +64,15 @@ Result<std::optional<Calibration>> calibration_of(const Catalog& catalog, const 
 }
 
 // One group's time under `calibration`, and what bounds it: the memory time (at the fitted share
-// of the bandwidth for its family), the compute time, whichever is longer, plus a launch; a host
-// group moves its bytes and launches nothing.
+// of the bandwidth for its family), the compute time, whichever is longer, plus a launch for
+// each kernel it launches (a group of a quantizer and a GEMV pays two); a host group moves its
+// bytes and launches nothing.
 std::pair<double, const char*> group_time(const GroupCost& gc, const Calibration& calibration, double launch_us) {
     if (gc.on_host) return {gc.memory_us, "host"};
     const double memory_us = gc.memory_us / calibration.efficiency_of(gc.family);
     const double busy = std::max(memory_us, gc.compute_us);
-    return {busy + launch_us, launch_us > busy ? "launch" : memory_us >= gc.compute_us ? "memory" : "compute"};
+    const double launching = launch_us * static_cast<double>(gc.launches);
+    return {busy + launching, launching > busy ? "launch" : memory_us >= gc.compute_us ? "memory" : "compute"};
 }
 
 double launch_us_of(const CostReport& r, const Calibration& calibration) { return calibration.launch_overhead_us.value_or(r.target_launch_us); }
@@ -182,6 +184,11 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
         auto found = calibration_of(catalog, r.target, options.engine);
         if (!found) return found.error();
         r.calibration = *found;
+        // Without --engine, the plan's own engine's fit when the target has one (calibrations are
+        // fitted per target and engine), else the target's pooled fit.
+        if (!options.engine && b.provenance)
+            if (const auto* e = b.provenance->planner_header.find("engine"); e && e->is_string())
+                if (auto own = calibration_of(catalog, r.target, e->string()); own && *own) r.calibration = *own;
     }
     const Calibration calibration = r.calibration.value_or(Calibration{});
     auto memory = schema::compute_memory(b);
@@ -336,6 +343,7 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
                 if (b.nodes[k].precision.weight) break;
             }
         gc.on_host = group.where.id == schema::WhereId::host;
+        gc.launches = schema::launches_of(group);
         r.total.weight_bytes += gc.weight_bytes;
         r.total.activation_bytes += gc.activation_bytes;
         r.total.state_bytes += gc.state_bytes;
@@ -440,8 +448,10 @@ std::string cost_text(const CostReport& r, std::size_t top_groups) {
                   mb(r.total.activation_bytes).c_str(), mb(r.total.state_bytes).c_str(), r.total.flops / 1e9);
     out += line;
     const bool calibrated = r.calibration && !r.calibration->is_bare();
-    std::snprintf(line, sizeof line, "  %s step time %.1f us over %zu groups -> %.1f tokens/s\n", calibrated ? "calibrated" : "roofline",
-                  r.total.time_us, r.groups.size(), r.tokens_per_s);
+    std::int64_t launches = 0;
+    for (const GroupCost& gc : r.groups) launches += gc.launches;
+    std::snprintf(line, sizeof line, "  %s step time %.1f us over %lld kernel launches in %zu groups -> %.1f tokens/s\n",
+                  calibrated ? "calibrated" : "roofline", r.total.time_us, static_cast<long long>(launches), r.groups.size(), r.tokens_per_s);
     out += line;
     if (calibrated) {
         const std::string fixed = r.calibration->launch_overhead_us
@@ -525,7 +535,9 @@ std::string cost_json(const CostReport& r) {
         const std::string caveat = calibration_split_caveat(*r.calibration, r.communication.tp);
         o["calibration"]["caveat"] = caveat.empty() ? Json(nullptr) : Json(caveat);
     }
-    o["step"] = {{"weight_bytes", r.total.weight_bytes}, {"activation_bytes", r.total.activation_bytes},
+    std::int64_t launches = 0;
+    for (const auto& g : r.groups) launches += g.launches;
+    o["step"] = {{"weight_bytes", r.total.weight_bytes}, {"activation_bytes", r.total.activation_bytes}, {"launches", launches},
                  {"state_bytes", r.total.state_bytes},   {"flops", r.total.flops},
                  {"time_us", r.total.time_us},           {"tokens_per_s", r.tokens_per_s}};
     Json families = Json::object();
@@ -534,7 +546,7 @@ std::string cost_json(const CostReport& r) {
     Json groups = Json::array();
     for (const auto& g : r.groups)
         groups.push_back({{"group", g.group}, {"rule", g.rule}, {"weight_bytes", g.weight_bytes}, {"activation_bytes", g.activation_bytes},
-                          {"state_bytes", g.state_bytes}, {"flops", g.flops}, {"time_us", g.time_us}, {"bound", g.bound}});
+                          {"state_bytes", g.state_bytes}, {"flops", g.flops}, {"launches", g.launches}, {"time_us", g.time_us}, {"bound", g.bound}});
     o["groups"] = std::move(groups);
     if (!r.notes.empty()) o["notes"] = r.notes;
     if (r.communication.tp > 1)

@@ -18,6 +18,7 @@ std::vector<const DataFile*> Ir::input_files() const {
         inputs.push_back(quant->table);
     }
     inputs.push_back(target);
+    if (engine) inputs.push_back(engine);
     if (ranges) inputs.push_back(ranges);
     for (const auto* list : {&kernels, &fusion, &explain, &ops}) inputs.insert(inputs.end(), list->begin(), list->end());
     return inputs;

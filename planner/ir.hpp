@@ -103,6 +103,7 @@ struct Ir {
     std::optional<QuantSource> quant;  // the checkpoint's own precision, when it declares one and no recipe was named
     std::vector<std::optional<ImportedFormats>> imported;  // by node index: what `quant` decided (import_precision)
     const DataFile* target = nullptr;
+    const DataFile* engine = nullptr;  // whose kernel tables and fusion rules the plan follows
     const DataFile* ranges = nullptr;  // --ranges
     std::map<std::string, TensorRange> tensor_ranges;  // by tensor id
     std::vector<const DataFile*> kernels;

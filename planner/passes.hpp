@@ -18,6 +18,10 @@ Status form_groups(Ir& ir);
 Status assign_fraction_bits(Ir& ir);
 Status describe_steps(Ir& ir);
 Status check_budgets(Ir& ir);
+// The catalog's recipes made for a target of `kind` ("gpnpu") that serve `architecture`, as a
+// hint ("; recipes for a gpnpu and llama: chimera-w4a16 (made for qc-u)"): what to pass as
+// --recipe when the one chosen cannot run there.
+std::string recipes_for_kind(Catalog& catalog, const std::string& kind, const std::string& architecture);
 // Moves the nodes out of `ir` (it keeps everything else).
 Result<schema::Blueprint> build_blueprint(Ir& ir);
 

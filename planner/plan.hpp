@@ -36,6 +36,7 @@ struct PlanRequest {
     std::optional<std::int64_t> rows;
     std::optional<std::string> target;  // name or path; default: the config's, else the recipe's
     std::optional<std::string> recipe;  // name or path; default: the config's, else the architecture's
+    std::optional<std::string> engine;  // engines/<name>.json; default: the recipe's, else the target's first
     std::optional<std::string> ranges;  // calibrated ranges (kbp-ranges/v1) for FixedPoint32 formats
     std::vector<std::pair<std::string, std::string>> settings;  // --set key=value
     std::int64_t tp = 1;  // tensor parallelism: devices the heads and MLP widths split over (tensor_parallel.hpp)

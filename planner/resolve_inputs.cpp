@@ -154,16 +154,32 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
             ir.recipe_parts.push_back(*part);
         }
 
-    // Kernel tables and fusion rules the target lists that apply to this architecture.
-    std::string arch_name = ir.architecture_name();
+    // The engine: --engine, else the recipe's, else the target's first; one the target runs.
     std::string target_id = ir.target->json.value("name", ir.target->name);
-    for (const auto& name : ir.target->json.value("catalogs", Json::array())) {
+    const Json engines = ir.target->json.value("engines", Json::array());
+    const std::string engine_name = req.engine ? *req.engine : ir.recipe->json.value("engine", engines.empty() ? std::string() : engines[0].get<std::string>());
+    const std::string engine_where = req.engine ? "--engine" : ir.recipe->json.contains("engine") ? ir.recipe->origin + ": /engine" : ir.target->origin + ": /engines/0";
+    if (std::none_of(engines.begin(), engines.end(), [&](const Json& e) { return e == engine_name; })) {
+        std::vector<std::string> runs;
+        for (const auto& e : engines) runs.push_back(e.get<std::string>());
+        std::string list;
+        for (const auto& e : runs) list += (list.empty() ? "" : ", ") + e;
+        const std::string near = schema::closest_of(engine_name, runs);
+        return make_error(ErrorCode::invalid_input, engine_where,
+                          "engine '" + engine_name + "' does not run on target '" + target_id + "' (" +
+                              (near.empty() || near == engine_name ? "it runs: " + list : "did you mean '" + near + "'?") + ")");
+    }
+    auto engine = catalog.get("engines", engine_name);
+    if (!engine) return engine.error().at(engine_where);
+    ir.engine = *engine;
+    // Kernel tables and fusion rules the engine reads, those that apply to this architecture
+    // and target.
+    std::string arch_name = ir.architecture_name();
+    const Json catalogs = ir.engine->json.value("catalogs", Json::array());
+    for (const auto& name : catalogs) {
         for (const char* kind : {"kernels", "fusion"}) {
             auto f = catalog.get(kind, name.get<std::string>());
-            if (!f) {
-                if (std::string(kind) == "fusion") continue;  // a catalog may have no fusion rules
-                return f.error();
-            }
+            if (!f) continue;  // a catalog may be kernels or fusion rules alone (the engine's schema checked the name)
             if (!applies((*f)->json, arch_name, target_id)) continue;
             (std::string(kind) == "kernels" ? ir.kernels : ir.fusion).push_back(*f);
         }
@@ -171,11 +187,11 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     if (ir.kernels.empty()) {
         std::string which;
         for (const DataFile* f : catalog.all("kernels"))
-            for (const auto& name : ir.target->json.value("catalogs", Json::array()))
+            for (const auto& name : catalogs)
                 if (name == f->name)
                     which += (which.empty() ? "" : "; ") + f->origin + " applies to " + f->json.value("applies_to", Json::object()).dump();
-        return unsupported(ir.target->origin + ": /catalogs",
-                           "target '" + target_id + "' lists no kernel catalog for architecture '" + arch_name + "' (" + which + ")");
+        return unsupported(ir.engine->origin + ": /catalogs", "engine '" + ir.engine->name + "' has no kernel catalog for architecture '" + arch_name +
+                                                                  "' on target '" + target_id + "' (" + which + ")");
     }
     for (const char* name : {"families", "formats"}) {
         auto f = catalog.get("explain", name);
@@ -193,8 +209,12 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
         ir.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
         if (req.settings.end() != std::find_if(req.settings.begin(), req.settings.end(), [&key = k](const auto& kv) { return kv.first == key; }))
             continue;  // --set replaces it: its value is checked there
-        if (auto problem = setting_problem(catalog, k, ir.settings[k], ir.target); !problem.empty())
-            return make_error(ErrorCode::invalid_input, ir.recipe->origin + ": /settings/" + k, problem);
+        if (auto problem = setting_problem(catalog, k, ir.settings[k], ir.target); !problem.empty()) {
+            // A recipe made for another target: name the ones made for a target like this one.
+            const bool elsewhere = ir.recipe->json.value("target", std::string()) != ir.target->name;
+            return make_error(ErrorCode::invalid_input, ir.recipe->origin + ": /settings/" + k,
+                              problem + (elsewhere ? recipes_for_kind(catalog, ir.target->json.value("kind", std::string("gpu")), ir.architecture_name()) : ""));
+        }
     }
     // The KV cache the checkpoint declares (import_quant.hpp), checked as a recipe's would be.
     if (ir.quant) {

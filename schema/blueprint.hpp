@@ -170,6 +170,13 @@ struct Group {
     bool operator==(const Group&) const = default;
 };
 
+// The kernels a group launches: every kernel it lists (kbp-graph/v2: `kernels` lists each kernel
+// the group launches, one launch each), none for a host step. What the cost charges a launch
+// overhead for and what `kbp stats` and `kbp diff` count as launches.
+inline std::int64_t launches_of(const Group& g) {
+    return g.where.id == WhereId::host ? 0 : static_cast<std::int64_t>(g.kernels.size());
+}
+
 // A node of a layer template: the layer-independent fields. kbp's own collapse also writes
 // roles, steps, point, numerics and state so that expansion is lossless; the seed lacks them.
 struct TemplateNode {
@@ -232,6 +239,9 @@ struct Ports {
     std::vector<std::int64_t> in;   // nodes that read the previous instance's out port
     std::vector<std::int64_t> out;  // the node whose output the next instance reads
     std::optional<EdgeDetail> out_tensor;  // the tensor leaving `out` (lossless collapse)
+    // When the out nodes send different tensors (a layer handing on its output and the residual
+    // stream): the tensor leaving each, in `out`'s order, in place of out_tensor.
+    std::optional<std::vector<EdgeDetail>> out_tensors;
     Extras extras;
     bool operator==(const Ports&) const = default;
 };

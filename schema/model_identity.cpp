@@ -69,7 +69,15 @@ ModelIdentity model_identity(const std::string& config_path, const std::string& 
     what["symbols"] = std::move(s);
     what["config_fields"] = nlohmann::json::parse(to_ordered_json(JsonValue(config_fields)).dump());
     nlohmann::json l = nlohmann::json::array();
-    for (const auto& layer : layers) l.push_back({std::string(layer.kind.name()), layer.template_name});
+    // A template's layout variant (".v2": a layer planned differently, by the precision or the
+    // engine's cut of its layers) is the plan's, not the model's.
+    auto without_variant = [](const std::string& name) {
+        const auto dot = name.rfind(".v");
+        const bool variant = dot != std::string::npos && dot + 2 < name.size() &&
+                             name.find_first_not_of("0123456789", dot + 2) == std::string::npos;
+        return variant ? name.substr(0, dot) : name;
+    };
+    for (const auto& layer : layers) l.push_back({std::string(layer.kind.name()), without_variant(layer.template_name)});
     what["layers"] = std::move(l);
     return {model_name(config_path, architecture), sha256_hex(what.dump())};
 }

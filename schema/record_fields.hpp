@@ -292,6 +292,7 @@ template <> inline constexpr auto record_fields<Ports> = std::tuple{
     field("in", &Ports::in, Presence::required, 0, max_index),
     field("out", &Ports::out, Presence::required, 0, max_index),
     field("out_tensor", &Ports::out_tensor, Presence::optional),
+    field("out_tensors", &Ports::out_tensors, Presence::optional),
 };
 
 template <> inline constexpr auto record_fields<FileDigest> = std::tuple{

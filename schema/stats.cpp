@@ -91,6 +91,7 @@ Stats compute_stats(const Blueprint& b) {
     for (const auto& g : b.groups) {
         ++rules[g.rule];
         (g.where.id == WhereId::host ? s.host_groups : s.device_groups)++;
+        s.launches += launches_of(g);
         std::map<std::string, std::string> seen;  // kernel -> signature, once per launch
         for (auto k : g.nodes)
             if (k >= 0 && static_cast<std::size_t>(k) < b.nodes.size()) {
@@ -141,8 +142,8 @@ std::string stats_text(const Stats& s) {
     std::string out;
     out += "arm " + s.mode + ", rows " + std::to_string(s.rows) + "\n";
     out += "  " + with_commas(s.layers) + " layers, " + with_commas(s.nodes) + " nodes, " + with_commas(s.edges) +
-           " edges, " + with_commas(s.groups) + " groups (" + with_commas(s.device_groups) + " device launches, " +
-           with_commas(s.host_groups) + " host steps)\n";
+           " edges, " + with_commas(s.groups) + " groups (" + with_commas(s.device_groups) + " on the device launching " +
+           with_commas(s.launches) + " kernels, " + with_commas(s.host_groups) + " host steps)\n";
     out += "  " + with_commas(s.bytes_between_kernels) + " bytes per token move between kernels (" +
            with_commas(s.edges - s.fused_edges) + " edges; " + with_commas(s.fused_edges) + " fused edges stay inside a kernel)\n";
     out += "  " + with_commas(s.quant_points) + " inserted quantization points, " + with_commas(s.requant_edges) +
@@ -204,6 +205,7 @@ std::string stats_json(const Stats& s) {
                    {"edges", s.edges},
                    {"groups", s.groups},
                    {"device_groups", s.device_groups},
+                   {"launches", s.launches},
                    {"host_groups", s.host_groups},
                    {"fused_edges", s.fused_edges},
                    {"bytes_per_token_between_kernels", s.bytes_between_kernels},

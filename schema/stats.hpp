@@ -31,6 +31,7 @@ struct Stats {
     std::int64_t rows = 0;
     std::int64_t layers = 0, nodes = 0, edges = 0, groups = 0;
     std::int64_t device_groups = 0, host_groups = 0;
+    std::int64_t launches = 0;  // kernels the device groups launch (launches_of)
     Tally layers_by_kind, layers_by_template;
     Tally nodes_by_op, nodes_by_family, nodes_by_compute;
     Tally groups_by_rule;

@@ -45,6 +45,14 @@ template <class T, class OnFormat, class OnArg> void walk_instance_values(T& t, 
         if (e.detail) requant(e.detail->requant);
     }
     if (t.ports.out_tensor) requant(t.ports.out_tensor->requant);
+    if (t.ports.out_tensors)
+        for (auto& d : *t.ports.out_tensors) requant(d.requant);
+}
+
+// The tensor a template's out port `k` (its k-th out node) hands on, if the collapse recorded it.
+const EdgeDetail* out_detail(const Ports& ports, std::size_t k) {
+    if (ports.out_tensors) return k < ports.out_tensors->size() ? &(*ports.out_tensors)[k] : nullptr;
+    return ports.out_tensor ? &*ports.out_tensor : nullptr;
 }
 
 struct Instance {
@@ -185,9 +193,10 @@ Result<FlatLists> expand(const Blueprint& b) {
         }
         if (prev) {
             const Template& pt = *prev->t;
-            const EdgeDetail* detail = pt.ports.out_tensor ? &*pt.ports.out_tensor : nullptr;
-            for (auto o : pt.ports.out)
+            for (std::size_t k = 0; k < pt.ports.out.size(); ++k)
                 for (auto i : t.ports.in) {
+                    const auto o = pt.ports.out[k];
+                    const EdgeDetail* detail = out_detail(pt.ports, k);
                     Edge e;
                     e.from = prev_base + o;
                     e.to = node_base + i;
@@ -372,9 +381,9 @@ void check_expansion(const Blueprint& b, Diagnostics& out) {
         }
         if (prev_inst) {
             const Template& pt = *prev_inst->t;
-            const EdgeDetail* detail = pt.ports.out_tensor ? &*pt.ports.out_tensor : nullptr;
-            for (auto o : pt.ports.out)
-                for (auto in : t.ports.in) edges.push_back({prev_base + o, node_base + in, nullptr, detail, &prev_inst->prefix});
+            for (std::size_t k = 0; k < pt.ports.out.size(); ++k)
+                for (auto in : t.ports.in)
+                    edges.push_back({prev_base + pt.ports.out[k], node_base + in, nullptr, out_detail(pt.ports, k), &prev_inst->prefix});
         }
         for (const auto& te : t.edges)
             edges.push_back({node_base + te.from, node_base + te.to, &te, te.detail ? &*te.detail : nullptr, &inst.prefix});
@@ -553,12 +562,23 @@ Result<Collapsed> collapse_layers(const Blueprint& b, const CollapseOptions& opt
                 if (std::find(t.ports.in.begin(), t.ports.in.end(), local) == t.ports.in.end()) t.ports.in.push_back(local);
             }
         }
+        std::map<std::int64_t, EdgeDetail> sent;  // out node -> the tensor it hands on
         for (const Edge* e : leaving[s]) {
             auto local = e->from - seg.begin;
             if (std::find(t.ports.out.begin(), t.ports.out.end(), local) == t.ports.out.end()) t.ports.out.push_back(local);
-            if (options.detail && !t.ports.out_tensor) t.ports.out_tensor = detail_of(*e, seg.prefix);
+            if (options.detail) sent.try_emplace(local, detail_of(*e, seg.prefix));
         }
         std::sort(t.ports.out.begin(), t.ports.out.end());
+        if (options.detail && !sent.empty()) {
+            // One tensor out of the layer: out_tensor, as the seed writes it; several: one per out node.
+            const bool one = std::all_of(sent.begin(), sent.end(), [&](const auto& kv) { return kv.second == sent.begin()->second; });
+            if (one) {
+                t.ports.out_tensor = sent.begin()->second;
+            } else {
+                t.ports.out_tensors.emplace();
+                for (auto o : t.ports.out) t.ports.out_tensors->push_back(sent.at(o));
+            }
+        }
         if (options.detail) {
             std::vector<TemplateGroup> groups;
             std::int64_t count = 0;

@@ -242,32 +242,28 @@ private:
         }
     }
 
-    // Layer or block -> its first edge out. Keyed by the layer's index or the block's interned
-    // name, not by the text the messages print: a plan has an edge leaving a layer thousands of
-    // times, a problem to report rarely. Ordered maps: a plan has a few dozen layers and blocks,
-    // and an unordered map would allocate a bucket array besides its entries.
+    // Producing node -> its first edge out of its layer (or block outside the layers). Keyed by
+    // the node's index, not by the text the messages print: a plan has an edge leaving a layer
+    // thousands of times, a problem to report rarely.
     struct FirstLeaving {
-        std::map<std::int64_t, std::size_t> layer;
-        std::map<Sym, std::size_t> block;
+        std::map<std::int64_t, std::size_t> node;
     };
 
-    // The edges that leave a layer (or a block outside the layers) for the next carry one tensor:
-    // the collapsed form records one per boundary (ports.out_tensor), so a plan with two would
-    // pass here and then be refused by kbp collapse, which could not write it back.
+    // The edges one node sends out of its layer (or block outside the layers) carry one tensor:
+    // the collapsed form records one per out port (ports.out_tensor, or out_tensors when a layer
+    // hands on two, as the engines' layers hand on their output and the residual), so a node
+    // with two would pass here and then be refused by kbp collapse, which could not write it back.
     void check_leaving_tensor(std::size_t i, const Node& producer, const Node& reader, FirstLeaving& first_leaving) {
         if (producer.layer == reader.layer && (producer.layer || producer.block == reader.block)) return;
-        auto first_edge = [&](auto& firsts, const auto& key) {
-            auto [first, fresh] = firsts.try_emplace(key, i);
-            return fresh ? std::optional<std::size_t>() : first->second;
-        };
-        auto first = producer.layer ? first_edge(first_leaving.layer, *producer.layer) : first_edge(first_leaving.block, producer.block);
-        if (!first) return;
+        auto [at_first, fresh] = first_leaving.node.try_emplace(b_.edges[i].from, i);
+        if (fresh) return;
+        const std::optional<std::size_t> first = at_first->second;
         auto from = [&] { return producer.layer ? "layer " + std::to_string(*producer.layer) : "block '" + producer.block + "'"; };
         const Edge& e = b_.edges[i];
         const Edge& f = b_.edges[*first];
         if (e.id != f.id)
             out_.add(at("edges", i) + "/id", "tensor '" + e.id + "' leaves " + from() + ", but " + at("edges", *first) +
-                                                 " names the tensor leaving it '" + f.id + "' (one tensor leaves a layer or block)");
+                                                 " names the tensor its producer sends out of it '" + f.id + "' (one tensor leaves a layer or block from each node)");
         else if (!(e.rows == f.rows && e.dim == f.dim && e.dim_value == f.dim_value && e.bytes_per_token == f.bytes_per_token &&
                    e.requant == f.requant))
             out_.add(at("edges", i), "tensor '" + e.id + "' leaves " + from() + " with other rows, dim, bytes or requant than on " +

@@ -48,11 +48,13 @@ constexpr Sample samples[] = {
 };
 
 // kbp's own cost of `s` on "synth": with `c`, or with the catalog's calibration when none.
-kbp::planner::CostReport synthetic_cost(const Planner& planner, const Sample& s, std::optional<Calibration> c) {
+kbp::planner::CostReport synthetic_cost(const Planner& planner, const Sample& s, std::optional<Calibration> c,
+                                        std::optional<std::string> engine = std::nullopt) {
     kbp::planner::PlanRequest request;
     request.config_path = kbp::test::source_dir() + "/samples/" + s.folder + "/config.json";
     request.recipe = s.recipe;
     request.target = "synth";
+    request.engine = std::move(engine);
     auto plan = planner.plan(request);
     REQUIRE(plan);
     kbp::planner::CostOptions options;
@@ -65,7 +67,9 @@ kbp::planner::CostReport synthetic_cost(const Planner& planner, const Sample& s,
 }
 
 // The tokens/s kbp's own cost gives `s` on "synth" with `c`: what the fit must find again.
-double synthetic_tok_s(const Planner& planner, const Sample& s, const Calibration& c) { return synthetic_cost(planner, s, c).tokens_per_s; }
+double synthetic_tok_s(const Planner& planner, const Sample& s, const Calibration& c, std::optional<std::string> engine = std::nullopt) {
+    return synthetic_cost(planner, s, c, std::move(engine)).tokens_per_s;
+}
 
 OJson row(const Sample& s, const char* split, double tok_s) {
     return OJson{{"id", std::string("synth-") + s.folder},
@@ -82,7 +86,7 @@ OJson row(const Sample& s, const char* split, double tok_s) {
                  {"batch", 1},
                  {"input_tokens", s.input},
                  {"output_tokens", s.output},
-                 {"engine", "kbp"},
+                 {"engine", "vLLM"},  // engines/vllm.json's measured_as: the synthetic H100's default engine
                  {"engine_version", "test"},
                  {"decode_tok_s", tok_s},
                  {"reported", {{"metric", "decode_tok_s"}, {"value", tok_s}}},
@@ -226,22 +230,22 @@ TEST_CASE("calibrate prices each fit row by a fit on the other fit rows (leave o
 TEST_CASE("calibrate recovers a kernel family's own efficiency beside the pooled one", "[calibrate]") {
     kbp::test::TempDir dir;
     auto planner = synthetic_setup(dir);
-    // FP8 GEMVs stream at half the bandwidth, everything else at 80%: three fp8 rows (their
-    // family gets its own figure), two bf16 (left for the pooled one).
-    const Calibration truth{0.8, 120.0, "", {{"fp8_gemv", 0.5}}, std::nullopt};
+    // FP8 GEMMs (vLLM's cutlass_scaled_mm) stream at half the bandwidth, everything else at 80%:
+    // three fp8 rows (their family gets its own figure), two bf16 (left for the pooled one).
+    const Calibration truth{0.8, 120.0, "", {{"scaled_mm", 0.5}}, std::nullopt};
     std::vector<OJson> rows;
     for (const auto& s : samples) rows.push_back(row(s, "fit", synthetic_tok_s(planner, s, truth)));
     const auto report = calibrated_on(dir, planner, std::move(rows));
     const auto& fit = report.fits[0].calibration;
     CHECK(fit.bandwidth_efficiency == Approx(0.8).margin(0.0101));
     REQUIRE(fit.family_efficiency.size() == 1);
-    CHECK(fit.family_efficiency.at("fp8_gemv") == Approx(0.5).margin(0.0101));
+    CHECK(fit.family_efficiency.at("scaled_mm") == Approx(0.5).margin(0.0101));
     CHECK(report.fits[0].max_error < 0.01);
     // The file carries the family's figure, and kbp stats --cost reads it back and applies it.
-    CHECK(kbp::planner::calibration_file(report.fits[0]).find("\"fp8_gemv\": 0.5") != std::string::npos);
+    CHECK(kbp::planner::calibration_file(report.fits[0]).find("\"scaled_mm\": 0.5") != std::string::npos);
     const auto cost = cost_with_file_of(dir, report.fits[0], samples[0]);
     CHECK(cost.tokens_per_s == Approx(synthetic_tok_s(planner, samples[0], fit)).epsilon(1e-9));
-    CHECK(kbp::planner::cost_text(cost).find("kernel family fp8_gemv: 50% of the datasheet bandwidth") != std::string::npos);
+    CHECK(kbp::planner::cost_text(cost).find("kernel family scaled_mm: 50% of the datasheet bandwidth") != std::string::npos);
 }
 
 TEST_CASE("calibrate fits a cost per kernel launch where the rows' fixed cost grows with their kernels", "[calibrate]") {
@@ -379,17 +383,19 @@ TEST_CASE("calibrate fits an engine with two or more of a target's fit rows on t
 
     kbp::test::TempDir dir;
     auto planner = synthetic_setup(dir);
-    // Engine "Slow One" reaches 50% of the bandwidth, engine "fast" 80%; neither adds an overhead.
+    // SGLang (as its measurements name it, with a version) reaches 50% of the bandwidth, vLLM 80%;
+    // neither adds an overhead. Each row is kbp's own cost of its engine's plan.
     const Calibration slow{0.5, 0.0, "", {}, std::nullopt}, fast{0.8, 0.0, "", {}, std::nullopt};
     auto engine_row = [&](const Sample& s, const char* split, const char* engine, const Calibration& c, const char* id) {
-        OJson r = row(s, split, synthetic_tok_s(planner, s, c));
+        const std::string file = std::string(engine).rfind("SGLang", 0) == 0 ? "sglang" : "vllm";
+        OJson r = row(s, split, synthetic_tok_s(planner, s, c, file));
         r["engine"] = engine;
         r["id"] = id;
         return r;
     };
-    std::vector<OJson> rows{engine_row(samples[0], "fit", "Slow One", slow, "s0"), engine_row(samples[1], "fit", "Slow One", slow, "s1"),
-                            engine_row(samples[2], "fit", "fast", fast, "f2"), engine_row(samples[3], "fit", "fast", fast, "f3"),
-                            engine_row(samples[1], "held_out", "fast", fast, "f1-held")};
+    std::vector<OJson> rows{engine_row(samples[0], "fit", "SGLang v0.5.12", slow, "s0"), engine_row(samples[1], "fit", "SGLang", slow, "s1"),
+                            engine_row(samples[2], "fit", "vLLM", fast, "f2"), engine_row(samples[3], "fit", "vLLM 0.16.0", fast, "f3"),
+                            engine_row(samples[1], "held_out", "vLLM", fast, "f1-held")};
     write(dir.file("m/measurements.json"), measurements(rows).dump(2));
     auto report = kbp::planner::calibrate(planner, dir.file("m/measurements.json"));
     INFO((report ? std::string() : report.error().text()));
@@ -397,22 +403,23 @@ TEST_CASE("calibrate fits an engine with two or more of a target's fit rows on t
     REQUIRE(report->fits.size() == 3);
     CHECK(report->fits[0].engine.empty());  // the pooled fit first, on all four rows
     CHECK(report->fits[0].fitted_on.size() == 4);
-    CHECK(report->fits[1].engine == "fast");
-    CHECK(report->fits[1].calibration.bandwidth_efficiency == Approx(0.8).margin(0.0051));
-    CHECK(report->fits[1].fitted_on == std::vector<std::string>{"f2", "f3"});
-    CHECK(report->fits[2].engine == "slow-one");
-    CHECK(report->fits[2].calibration.bandwidth_efficiency == Approx(0.5).margin(0.0051));
-    CHECK(report->fits[2].max_error < 0.01);
+    CHECK(report->fits[1].engine == "sglang");
+    CHECK(report->fits[1].calibration.bandwidth_efficiency == Approx(0.5).margin(0.0051));
+    CHECK(report->fits[1].fitted_on == std::vector<std::string>{"s0", "s1"});
+    CHECK(report->fits[1].max_error < 0.01);
+    CHECK(report->fits[2].engine == "vllm");
+    CHECK(report->fits[2].calibration.bandwidth_efficiency == Approx(0.8).margin(0.0051));
+    CHECK(report->fits[2].fitted_on == std::vector<std::string>{"f2", "f3"});
     CHECK(kbp::planner::calibration_file_name(report->fits[0]) == "synth.json");
-    CHECK(kbp::planner::calibration_file_name(report->fits[2]) == "synth.slow-one.json");
-    CHECK(kbp::planner::calibration_file(report->fits[2]).find("\"engine\": \"slow-one\"") != std::string::npos);
-    // The held-out row of engine "fast" is judged with the pooled fit, and with fast's, which finds it.
+    CHECK(kbp::planner::calibration_file_name(report->fits[1]) == "synth.sglang.json");
+    CHECK(kbp::planner::calibration_file(report->fits[1]).find("\"engine\": \"sglang\"") != std::string::npos);
+    // The held-out vLLM row is judged with the pooled fit, and with vLLM's, which finds it.
     const auto& held = report->rows[4];
     REQUIRE(held.engine_tok_s);
     CHECK(*held.engine_tok_s / held.measured_tok_s == Approx(1.0).margin(0.01));
     CHECK(std::abs(*held.after_tok_s / held.measured_tok_s - 1.0) > 0.02);
     const std::string text = kbp::planner::calibration_text(*report);
-    CHECK(text.find("fitted synth (engine fast): bandwidth efficiency 0.800") != std::string::npos);
+    CHECK(text.find("fitted synth (engine vllm): bandwidth efficiency 0.800") != std::string::npos);
     CHECK(text.find("held out, by engine where its engine has a fit") != std::string::npos);
 
     // One engine with every fit row gets no fit of its own: the pooled one is the same.
@@ -424,7 +431,7 @@ TEST_CASE("calibrate fits an engine with two or more of a target's fit rows on t
     CHECK_FALSE(one->rows[2].engine_tok_s);
 }
 
-TEST_CASE("kbp stats --cost --engine applies that engine's calibration; the pooled one stands without it", "[calibrate][cost]") {
+TEST_CASE("kbp stats --cost applies the plan's engine's calibration (or --engine's); the pooled one stands for an engine without one", "[calibrate][cost]") {
     kbp::test::TempDir dir;
     add_synthetic_target(dir);
     write(dir.file("catalog/calibrations/synth.json"),
@@ -438,6 +445,7 @@ TEST_CASE("kbp stats --cost --engine applies that engine's calibration; the pool
     request.config_path = kbp::test::source_dir() + "/samples/" + samples[0].folder + "/config.json";
     request.recipe = samples[0].recipe;
     request.target = "synth";
+    request.engine = "sglang";  // a plan of an engine the target has no fit of
     auto plan = planner->plan(request);
     REQUIRE(plan);
     kbp::planner::CostOptions options;
@@ -457,6 +465,15 @@ TEST_CASE("kbp stats --cost --engine applies that engine's calibration; the pool
     auto none = kbp::planner::estimate_cost(planner->catalog(), plan->blueprint, options);
     REQUIRE_FALSE(none);
     CHECK(none.error().text().find("target 'synth' has no calibration fitted on engine 'sglang' (it has: vllm)") != std::string::npos);
+    // A vLLM plan (the synthetic H100's default engine) gets vLLM's fit without being told.
+    request.engine.reset();
+    auto own = planner->plan(request);
+    REQUIRE(own);
+    options.engine.reset();
+    auto by_plan = kbp::planner::estimate_cost(planner->catalog(), own->blueprint, options);
+    REQUIRE(by_plan);
+    REQUIRE(by_plan->calibration);
+    CHECK(by_plan->calibration->origin == "vllm by hand");
 }
 
 TEST_CASE("the shipped measurements: llama.cpp's two Q8_0 rows are planned with gguf-q8_0 and costed", "[calibrate][q8_0]") {

@@ -45,6 +45,8 @@ TEST_CASE("did you mean: subcommands, options, arms, views, colour modes, format
     check_refused(kbp_run(dir, "plan " + llama_arg() + " --arms decod -o " + quote(dir.file("arms"))), 1, "plan",
                   "unknown arm 'decod' (did you mean 'decode'?)");
     check_refused(kbp_run(dir, "plan " + llama_arg() + " --target h10"), 2, "plan", "--target: no targets file 'h10' (did you mean 'h100'?)");
+    check_refused(kbp_run(dir, "plan " + llama_arg() + " --engine vlm"), 2, "plan", "--engine: engine 'vlm' does not run on target 'h100' (did you mean 'vllm'?)");
+    check_refused(kbp_run(dir, "plan " + llama_arg() + " --engine chimera"), 2, "plan", "--engine: engine 'chimera' does not run on target 'h100' (it runs: vllm, sglang, trtllm, llama.cpp)");
     check_refused(kbp_run(dir, "plan " + llama_arg() + " --recipe fp8-dynamc"), 2, "plan", "(did you mean 'fp8-dynamic'?)");
     check_refused(kbp_run(dir, "export dot " + test::seed_arg() + " --view colapsed"), 1, "export",
                   "unknown view 'colapsed' (did you mean 'collapsed'?)");
@@ -179,7 +181,7 @@ TEST_CASE("kbp help CMD and kbp CMD --help print the command's help with its def
     CHECK_THAT(kbp_run(dir, "help why").out, Catch::StartsWith("usage: kbp why PLAN NODE_ID"));
     // A missing argument: the usage line names what is missing.
     check_refused(kbp_run(dir, "plan"), 1, "plan",
-                  "missing arguments (usage: kbp plan CONFIG [--arm MODE] [--rows N] [--target NAME|FILE] [--recipe NAME|FILE]) "
+                  "missing arguments (usage: kbp plan CONFIG [--arm MODE] [--rows N] [--target NAME|FILE] [--recipe NAME|FILE] [--engine NAME]) "
                   "(see 'kbp plan --help')\n");
     check_refused(kbp_run(dir, "stats a b"), 1, "stats", "too many arguments (usage: kbp stats FILE [--json] [-o OUT])");
     auto overview = kbp_run(dir, "help");

@@ -68,7 +68,7 @@ TEST_CASE("data files: a corrupt kernel table is refused where it is wrong", "[d
     CHECK_THAT(r.message, Catch::Contains("low end is above its high end"));
     r = refusal(k, [](OJson& d) { d["table"][2]["kernel"] = "norm::rms_nrom"; });
     CHECK(r.where == k + ": /table/2/kernel");
-    CHECK(r.message == "'norm::rms_nrom' is not among this file's instances (did you mean 'norm::rms_norm'?)");
+    CHECK(r.message == "'norm::rms_nrom' is not an instance of a kernel file (did you mean 'norm::rms_norm'?)");
     r = refusal(k, [](OJson& d) { d["instances"]["norm::rms_norm"]["family"] = "rms_nrom"; });
     CHECK(r.where == k + ": /instances/norm::rms_norm/family");
     CHECK_THAT(r.message, Catch::Contains("did you mean 'rms_norm'?"));
@@ -171,9 +171,15 @@ TEST_CASE("data files: fusion rules, targets and the ops files are checked too",
     CHECK_THAT(r.message, Catch::StartsWith("unknown member 'latency'") && Catch::Contains("latency_us"));
     r = refusal("targets/h100.json", [](OJson& d) { d["interconnect"].erase("name"); });
     CHECK(r.where == "targets/h100.json: /interconnect/name");
-    r = refusal("targets/h100.json", [](OJson& d) { d["catalogs"][0] = "cuda-generik"; });
-    CHECK(r.where == "targets/h100.json: /catalogs/0");
-    CHECK_THAT(r.message, Catch::Contains("did you mean 'cuda-generic'?"));
+    r = refusal("targets/h100.json", [](OJson& d) { d["engines"][0] = "vllmm"; });
+    CHECK(r.where == "targets/h100.json: /engines/0");
+    CHECK_THAT(r.message, Catch::Contains("did you mean 'vllm'?"));
+    r = refusal("engines/vllm.json", [](OJson& d) { d["catalogs"][1] = "cuda-hoper"; });
+    CHECK(r.where == "engines/vllm.json: /catalogs/1");
+    CHECK_THAT(r.message, Catch::Contains("did you mean 'cuda-hopper'?"));
+    r = refusal("fusion/vllm.json", [](OJson& d) { d["rules"][8]["pattern"] = OJson::array({"act_quant"}); });
+    CHECK(r.where == "fusion/vllm.json: /rules/8/pattern");
+    CHECK_THAT(r.message, Catch::Contains("a rule that is off has no pattern"));
     // Which ops read a weight is the ops file's say: without it the LM head has no recipe formats.
     r = refusal("ops/core.json", [](OJson& d) { d["ops"]["lm_head"].erase("weight"); });
     CHECK_THAT(r.where, Catch::StartsWith("embedded:architectures/") && Catch::Contains(": /blocks/head/ops/") && Catch::EndsWith("/precision"));

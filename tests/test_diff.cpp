@@ -135,8 +135,8 @@ TEST_CASE("diff: decode vs multi_seq 64 reports what the planner changed", "[dif
     CHECK(keys_with(d.groups, ChangeKind::added) == new_groups);
     CHECK_FALSE(new_groups.empty());
     auto sa = schema::compute_stats(a), sb = schema::compute_stats(b);
-    CHECK(total(d, "launches", false) == sa.device_groups);
-    CHECK(total(d, "launches", true) == sb.device_groups);
+    CHECK(total(d, "launches", false) == sa.launches);
+    CHECK(total(d, "launches", true) == sb.launches);
     CHECK(total(d, "bytes_between_kernels", true) == sb.bytes_between_kernels);
     REQUIRE(d.plan.size() == 2);  // the arm's mode and rows; symbols agree
     CHECK(d.plan[1].field == "arm/rows");

@@ -36,12 +36,21 @@ const planner::Planner& the_planner() {
     return p;
 }
 
-Result<planner::PlanOutput> plan(const std::string& config, std::optional<std::string> recipe, std::optional<std::string> target) {
+Result<planner::PlanOutput> plan(const std::string& config, std::optional<std::string> recipe, std::optional<std::string> target,
+                                 std::optional<std::string> engine = std::nullopt) {
     planner::PlanRequest r;
     r.config_path = config;
     r.recipe = std::move(recipe);
     r.target = std::move(target);
+    r.engine = std::move(engine);
     return the_planner().plan(r);
+}
+
+// The engine a plan was made for (a recipe may name its own: the GLM recipe the seed's engine):
+// the precision travels in the exported file, the engine is named again on the command line.
+std::optional<std::string> engine_of(const schema::Blueprint& b) {
+    const auto* e = b.provenance->planner_header.find("engine");
+    return e && e->is_string() ? std::optional<std::string>(e->string()) : std::nullopt;
 }
 
 Json read_json(const std::string& path) { return Json::parse(test::slurp(path)); }
@@ -67,14 +76,14 @@ Result<std::string> export_of(const schema::Blueprint& b, planner::QuantForm for
 
 // The plan of `config` with `exported` put where `form` puts it, planned without a recipe.
 Result<planner::PlanOutput> read_back(const test::TempDir& dir, const Json& config, planner::QuantForm form, const std::string& exported,
-                                      const std::string& target) {
+                                      const std::string& target, std::optional<std::string> engine = std::nullopt) {
     const std::string folder = dir.file(form == planner::QuantForm::modelopt ? "modelopt" : "compressed-tensors");
     fs::create_directories(folder);
     Json c = config;
     if (form == planner::QuantForm::modelopt) test::spit(folder + "/hf_quant_config.json", exported);
     else c["quantization_config"] = Json::parse(exported);
     test::spit(folder + "/config.json", c.dump(1));
-    return plan(folder + "/config.json", std::nullopt, target);
+    return plan(folder + "/config.json", std::nullopt, target, std::move(engine));
 }
 
 // What llama-quantize gives a tensor (src/llama-quant.cpp llama_tensor_get_type, with --pure):
@@ -433,7 +442,7 @@ void round_trip_quarter(std::size_t quarter) {
                 }
                 INFO(arm << " on " << target << " through " << form_name << ":\n" << *text);
                 test::TempDir dir;
-                auto back = read_back(dir, config, form, *text, target);
+                auto back = read_back(dir, config, form, *text, target, engine_of(base->blueprint));
                 if (!back) FAIL_CHECK(back.error().where << ": " << back.error().message);
                 REQUIRE(back.ok());
                 // What the base plan was warned of (a model too large for one device, named by its

@@ -380,8 +380,9 @@ TEST_CASE("gpnpu: --target qc-u alone takes the recipe made for it; another GPNP
     r.target = "qc-n";
     auto refused = kbp::planner::make_plan(r);
     REQUIRE_FALSE(refused.ok());
-    CHECK(refused.error().code == kbp::ErrorCode::unsupported);
-    CHECK(refused.error().text().find("is not available on target 'qc-n'") != std::string::npos);
+    // Its FP8 KV cache is the first thing QC-N lacks (the recipe's settings are checked first).
+    CHECK(refused.error().code == kbp::ErrorCode::invalid_input);
+    CHECK(refused.error().text().find("is not a format target 'qc-n' lists") != std::string::npos);
     CHECK(refused.error().text().find("; recipes for a gpnpu and llama: chimera-w4a16 (made for qc-u)") != std::string::npos);
 
 

@@ -353,7 +353,7 @@ TEST_CASE("output safety: check and collapse agree on a layer whose edges out ca
     CHECK(check.exit == 2);
     CHECK(check.out.empty());
     CHECK(check.err == "kbp check: error: " + plan + ": " + pointer + ": tensor 'l5.moe.renamed' leaves layer 5, but /edges/" +
-                           std::to_string(renamed - 1) + " names the tensor leaving it 'l5.moe.y' (one tensor leaves a layer or block)\n");
+                           std::to_string(renamed - 1) + " names the tensor its producer sends out of it 'l5.moe.y' (one tensor leaves a layer or block from each node)\n");
     auto collapse = kbp_run(dir, "collapse " + quote(plan) + " -o " + quote(dir.file("c.json")));
     INFO(test::show(collapse));
     CHECK(collapse.exit == 2);

@@ -374,14 +374,15 @@ TEST_CASE("a small llama gets the kernels, groups and quantization points the da
     struct Expected {
         const char* arm;
         std::int64_t rows;
-        const char* o_kernel;     // kernels/cuda-generic.json: fp8 gemv for 1-8 rows, gemm above
+        const char* o_kernel;     // kernels/vllm.json: cutlass_scaled_mm at every rows
         const char* head_kernel;  // bf16 gemv for one row only
         const char* attend_rule;  // gqa_prefill for the prefill arm only
     };
-    for (const Expected& e : {Expected{"decode", 1, "fp8_gemv::fp8_gemv_rowscale", "gemv::dense_gemv_bf16", "gqa_decode"},
-                              Expected{"multi_seq", 8, "fp8_gemv::fp8_gemv_rowscale", "bf16_gemm::bf16_gemm", "gqa_decode"},
-                              Expected{"multi_seq", 9, "fp8_gemm::fp8_gemm_rowwise", "bf16_gemm::bf16_gemm", "gqa_decode"},
-                              Expected{"prefill", 512, "fp8_gemm::fp8_gemm_rowwise", "bf16_gemm::bf16_gemm", "gqa_prefill"}}) {
+    const char* scaled_mm = "cutlass_w8a8::cutlass_scaled_mm_fp8";
+    for (const Expected& e : {Expected{"decode", 1, scaled_mm, "gemv::dense_gemv_bf16", "gqa_decode"},
+                              Expected{"multi_seq", 8, scaled_mm, "bf16_gemm::bf16_gemm", "gqa_decode"},
+                              Expected{"multi_seq", 9, scaled_mm, "bf16_gemm::bf16_gemm", "gqa_decode"},
+                              Expected{"prefill", 512, scaled_mm, "bf16_gemm::bf16_gemm", "gqa_prefill"}}) {
         INFO(e.arm << " rows " << e.rows);
         auto r = request("llama-3.1-8b", e.arm, e.rows);
         r.config_path = KBP_SMALL_LLAMA_CONFIG;
@@ -403,13 +404,20 @@ TEST_CASE("a small llama gets the kernels, groups and quantization points the da
             }
         CHECK(quant_points == std::vector<std::string>{"l0.attn.xn_quant", "l0.attn.a_quant", "l0.mlp.xn_quant", "l0.mlp.a_quant",
                                                        "l1.attn.xn_quant", "l1.attn.a_quant", "l1.mlp.xn_quant", "l1.mlp.a_quant"});
-        // fusion/cuda-generic.json: each quantizer runs in the prologue of the GEMM reading it.
+        // fusion/vllm.json (the h100's default engine): the norms and SiLU-and-mul carry the
+        // quantizers, the attention output's stands alone; q|k|v one GEMM; RoPE and the cache
+        // write two launches.
         std::set<std::string> rules = rules_of(plan);
-        for (const char* rule : {"qkv_quant", "o_quant", "gate_up_quant", "down_quant", "rope_cache_write"}) {
+        for (const char* rule : {"rms_norm_quant", "residual_rms_norm_quant", "silu_mul_quant", "fp8_act_quant", "qkv_proj", "rope", "kv_cache_write"}) {
             INFO(rule);
             CHECK(rules.count(rule));
         }
-        CHECK(plan.groups[by_id["l0.attn.q"]->group].nodes.size() == 4);  // act_quant, q, k, v
+        for (const char* rule : {"qkv_quant", "o_quant", "gate_up_quant", "down_quant", "rope_cache_write"}) {
+            INFO(rule);
+            CHECK_FALSE(rules.count(rule));
+        }
+        CHECK(plan.groups[by_id["l0.attn.q"]->group].nodes.size() == 3);  // q, k, v
+        CHECK(plan.groups[by_id["l0.attn.xn_quant"]->group].nodes.size() == 2);  // input_norm, xn_quant
     }
 }
 

@@ -37,9 +37,9 @@ TEST_CASE("cli: plan writes a valid plan of the config, why explains a node of i
     REQUIRE(why.exit == 0);
     CHECK_THAT(why.out, Catch::StartsWith("l0.attn.q (linear:q, group "));
     CHECK_THAT(why.out, Catch::Contains("recipes/fp8-dynamic.json: /entries/0"));
-    CHECK_THAT(why.out, Catch::Contains("kernels/cuda-generic.json: /table/"));
-    CHECK_THAT(why.out, Catch::Contains("fp8_gemv::fp8_gemv_rowscale"));
-    CHECK_THAT(why.out, Catch::Contains("qkv_quant"));
+    CHECK_THAT(why.out, Catch::Contains("kernels/vllm.json: /table/"));
+    CHECK_THAT(why.out, Catch::Contains("cutlass_w8a8::cutlass_scaled_mm_fp8"));
+    CHECK_THAT(why.out, Catch::Contains("qkv_proj"));
     auto no_node = kbp_run(dir, "why " + quote(plan) + " l0.attn.nope");
     CHECK(no_node.exit == 2);
     CHECK_THAT(no_node.err, Catch::Contains("l0.attn.nope"));

@@ -117,9 +117,10 @@ TEST_CASE("choose_kernels follows the rows crossover in the table", "[planner][p
             if (n.node.id == id) return n.node.kernel.value_or("none").str();
         return std::string("missing");
     };
-    CHECK(kernel_of(1, "l0.attn.o") == "fp8_gemv::fp8_gemv_rowscale");
-    CHECK(kernel_of(8, "l0.attn.o") == "fp8_gemv::fp8_gemv_rowscale");
-    CHECK(kernel_of(9, "l0.attn.o") == "fp8_gemm::fp8_gemm_rowwise");
+    // The h100's engine (vllm) runs cutlass_scaled_mm at every rows (kernels/vllm.json's row ahead
+    // of cuda-generic's GEMV / GEMM crossover); the bf16 LM head follows cuda-generic's.
+    CHECK(kernel_of(1, "l0.attn.o") == "cutlass_w8a8::cutlass_scaled_mm_fp8");
+    CHECK(kernel_of(9, "l0.attn.o") == "cutlass_w8a8::cutlass_scaled_mm_fp8");
     CHECK(kernel_of(1, "head.lm_head") == "gemv::dense_gemv_bf16");
     CHECK(kernel_of(16, "head.lm_head") == "bf16_gemm::bf16_gemm");
 }
@@ -184,28 +185,34 @@ TEST_CASE("insert_smoothing puts a smooth_mul before each projection, shared whe
     CHECK(smoothed("llama-3.1-8b", {}).second == 0);
 }
 
-TEST_CASE("form_groups fuses each quantizer into the GEMM that reads it, q|k|v into one launch, a residual add with the next norm", "[planner][passes]") {
+TEST_CASE("form_groups fuses as vLLM does: the quantizers into the norms and SiLU-and-mul, q|k|v into one GEMM, a residual add with the next norm across layers", "[planner][passes]") {
     auto catalog = Catalog::load(std::nullopt);
     REQUIRE(catalog.ok());
     Ir ir = prepared("llama-3.1-8b", "decode", 1, *catalog);
     run(ir, {expand_layers, assign_precision, insert_smoothing, insert_quant, choose_kernels, form_groups});
-    // fusion/cuda-generic.json, tried in order at each node of layer 0.
+    // fusion/vllm.json, then cuda-generic.json, tried in order at each node of layer 0.
     std::map<std::string, std::vector<std::string>> fused;  // rule -> member ids
     for (const auto& g : ir.groups) {
         if (g.nodes.size() < 2 || ir.nodes[g.nodes.front()].node.layer != 0) continue;
         for (auto k : g.nodes) fused[g.rule].push_back(ir.nodes[k].node.id);
     }
-    CHECK(fused["qkv_quant"] == std::vector<std::string>{"l0.attn.xn_quant", "l0.attn.q", "l0.attn.k", "l0.attn.v"});
-    CHECK(fused["rope_cache_write"] == std::vector<std::string>{"l0.attn.rope", "l0.attn.kv_write"});
-    CHECK(fused["o_quant"] == std::vector<std::string>{"l0.attn.a_quant", "l0.attn.o"});
-    CHECK(fused["gate_up_quant"] == std::vector<std::string>{"l0.mlp.xn_quant", "l0.mlp.gate_up"});
-    CHECK(fused["down_quant"] == std::vector<std::string>{"l0.mlp.a_quant", "l0.mlp.down"});
-    // The attention block's residual add and the MLP block's input norm: one launch across the
-    // blocks of a layer; the MLP's residual and the next layer's norm stay apart (two templates).
-    CHECK(fused["residual_rms_norm"] == std::vector<std::string>{"l0.attn.residual", "l0.mlp.post_norm"});
-    CHECK(ir.groups[node(ir, "l0.mlp.residual").node.group].nodes.size() == 1);
-    CHECK(ir.nodes[ir.groups[node(ir, "l0.attn.residual").node.group].nodes.back()].node.kernel == "norm::fused_add_rms_norm");
-    CHECK(fused.size() == 6);
+    CHECK(fused["rms_norm_quant"] == std::vector<std::string>{"l0.attn.input_norm", "l0.attn.xn_quant"});
+    CHECK(fused["qkv_proj"] == std::vector<std::string>{"l0.attn.q", "l0.attn.k", "l0.attn.v"});
+    CHECK(fused["residual_rms_norm_quant"] == std::vector<std::string>{"l0.attn.residual", "l0.mlp.post_norm", "l0.mlp.xn_quant"});
+    CHECK(fused["silu_mul_quant"] == std::vector<std::string>{"l0.mlp.act", "l0.mlp.a_quant"});
+    CHECK(fused.size() == 4);
+    // The attention output's quantizer is a launch of its own; RoPE and the cache write two.
+    for (const char* alone : {"l0.attn.a_quant", "l0.attn.rope", "l0.attn.kv_write"}) {
+        INFO(alone);
+        CHECK(ir.groups[node(ir, alone).node.group].nodes.size() == 1);
+    }
+    // The MLP's residual add runs in the next layer's input norm kernel, and belongs to that layer.
+    const auto& next = ir.groups[node(ir, "l1.attn.input_norm").node.group];
+    REQUIRE(next.nodes.size() == 3);
+    CHECK(ir.nodes[next.nodes[0]].node.id == "l1.attn.residual_in");
+    CHECK(ir.nodes[next.nodes[0]].node.layer == 1);
+    CHECK(ir.nodes[next.nodes[0]].outputs.at(0).id == "l1.attn.h_in");
+    CHECK(ir.nodes[next.nodes[1]].node.kernel == "inductor::add_rms_norm_quant_fp8");
     // Every node is in exactly one group, and its group index says which.
     std::vector<int> seen(ir.nodes.size(), 0);
     for (std::size_t g = 0; g < ir.groups.size(); ++g)

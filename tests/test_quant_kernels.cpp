@@ -28,6 +28,9 @@ kbp::planner::PlanRequest request(const std::string& model, const std::string& r
     r.target = target;
     r.arm = arm;
     r.rows = rows;
+    // The shared CUDA tables' kernels as an engine that quantizes each activation in a kernel of
+    // its own reads them (SGLang); vLLM's norms carry the quantizers (test_planner.cpp).
+    r.engine = "sglang";
     r.command = "kbp plan (test)";
     return r;
 }

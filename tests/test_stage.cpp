@@ -201,7 +201,8 @@ TEST_CASE("stage: a GPU plan feeds a launches stage; unfinished plans and bad us
     auto ops = test::OJson::parse(test::slurp(folder + "/ops.json"));
     CHECK(ops["stage"] == "launches");
     bool fused_launch = false;
-    for (const auto& l : ops["launches"]) fused_launch = fused_launch || (l["rule"] == "qkv_quant" && l["ops"].size() == 4);
+    // vLLM's: the residual add, the next norm and the FP8 quantizer in one launch.
+    for (const auto& l : ops["launches"]) fused_launch = fused_launch || (l["rule"] == "residual_rms_norm_quant" && l["ops"].size() == 3);
     CHECK(fused_launch);
     CHECK(test::OJson::parse(test::slurp(folder + "/build_knobs.json"))["knobs"]["kv_cache_dtype"] == "fp8");
 

@@ -330,7 +330,7 @@ TEST_CASE("viewer model: the budget adds up", "[viewer][overview]") {
     doc.estimate_cost();
     auto b = build_budget(doc);
     auto s = schema::compute_stats(doc.plan());
-    CHECK(b.launches == s.device_groups);
+    CHECK(b.launches == s.launches);
     CHECK(b.quant_points == s.quant_points);
     CHECK(b.from_cost);
     double weights = 0, activations = 0, layer_state = 0;

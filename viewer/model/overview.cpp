@@ -76,7 +76,7 @@ Budget build_budget(const Document& doc) {
     out.nodes = stats.nodes;
     out.edges = stats.edges;
     out.groups = stats.groups;
-    out.launches = stats.device_groups;
+    out.launches = stats.launches;
     out.host_steps = stats.host_groups;
     out.quant_points = stats.quant_points;
     out.requant_edges = stats.requant_edges;

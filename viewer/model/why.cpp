@@ -31,6 +31,7 @@ WhyInputs why_inputs(const schema::Blueprint& b, const std::string& plan_path) {
     };
     r.recipe = get("recipe");
     r.target = get("target");
+    r.engine = get("engine");
     if (auto settings = get("settings")) {
         // "key=value key=value", as kbp plan writes them.
         std::string s = *settings;
