@@ -228,7 +228,7 @@ std::string edge_tooltip(const ViewEdge& e, const View& v) {
     }
     if (e.bytes_per_token) t += "\n" + grouped(*e.bytes_per_token) + " bytes per token";
     if (e.readers > 1) t += " (" + std::to_string(e.readers) + " reading ops)";
-    if (e.edge && e.edge->requant)
+    if (e.edge && schema::requantized(*e.edge))
         t += "\nrequant " + std::string(e.edge->requant->from.name()) + " → " + std::string(e.edge->requant->to.name()) +
              " at the " + std::string(e.edge->requant->at.name());
     t += e.fused ? "\nfused: stays inside the kernel" : "\ncrosses kernels";
@@ -557,7 +557,7 @@ private:
             }
             auto c = format_color(e.format);
             std::string text = edge_text(e);
-            if (e.edge && e.edge->requant)
+            if (e.edge && schema::requantized(*e.edge))
                 text += "\nrequant " + std::string(e.edge->requant->from.name()) + "→" + std::string(e.edge->requant->to.name());
             if (first_label(e, text)) g.set(edge, s_.e_label, label_escape(text));
             g.set(edge, s_.e_color, std::string(c.stroke));

@@ -162,7 +162,7 @@ J edge_json(const View& v, const ViewEdge& e) {
     j["bytes_per_token"] = opt(e.bytes_per_token);
     j["readers"] = e.readers;
     j["fused"] = e.fused;
-    if (e.edge && e.edge->requant) {
+    if (e.edge && schema::requantized(*e.edge)) {
         J r = J::object();
         r["from"] = std::string(e.edge->requant->from.name());
         r["to"] = std::string(e.edge->requant->to.name());

@@ -137,7 +137,7 @@ Result<std::string> export_model_explorer(const View& v, const ModelExplorerOpti
             J a = J::array();
             a.push_back(kv("__tensor_tag", e.edge ? e.edge->id : ""));
             a.push_back(kv("format", std::string(e.format.name())));
-            if (e.edge && e.edge->requant)
+            if (e.edge && schema::requantized(*e.edge))
                 a.push_back(kv("requant", std::string(e.edge->requant->from.name()) + " -> " +
                                               std::string(e.edge->requant->to.name()) + " at " +
                                               std::string(e.edge->requant->at.name())));

@@ -357,6 +357,9 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
     // Does it fit: every weight stored plus the caches at the context length.
     r.resident_state_bytes = resident;
     r.stored_weight_bytes = static_cast<double>(memory.weight_bytes);
+    r.tied_head_bytes = static_cast<double>(memory.tied_head_bytes);
+    if (const auto* p = b.config_field("max_position_embeddings"); p && p->is_integer() && p->integer() > 0)
+        r.max_position_embeddings = p->integer();
     if (auto m = t.find("memory_bytes"); m != t.end() && m->is_number() && m->get<double>() > 0) r.memory_bytes = m->get<double>();
     // Activations live at once count against memory unless a GPNPU keeps them on chip.
     r.activation_memory_bytes = r.activations_on_chip ? 0.0 : static_cast<double>(r.largest_live_bytes);
@@ -387,6 +390,9 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
             }
             r.max_context_tokens = lo;
         }
+        r.memory_context_tokens = r.max_context_tokens;
+        if (r.max_position_embeddings && (!r.max_context_tokens || *r.max_context_tokens > *r.max_position_embeddings))
+            r.max_context_tokens = r.max_position_embeddings;
     }
     return r;
 }
@@ -413,16 +419,20 @@ std::string what_if_line(const std::string& reason) { return reason.empty() ? ""
 
 std::string memory_fit_text(const CostReport& r) {
     const double need = r.stored_weight_bytes + r.resident_state_bytes + r.activation_memory_bytes;
-    std::string out = "needs " + gb(need) + " (weights " + gb(r.stored_weight_bytes) + " + state " + gb(r.resident_state_bytes) + " at " +
+    std::string out = "needs " + gb(need) + " (weights stored " + gb(r.stored_weight_bytes) + " + state " + gb(r.resident_state_bytes) + " at " +
                       std::to_string(r.context) + " tokens x " + std::to_string(r.rows) + " rows + activations " + gb(r.activation_memory_bytes) +
                       ") of " + gb(r.memory_bytes) + ": " +
                       (r.headroom_bytes >= 0 ? "headroom " + gb(r.headroom_bytes) : "short by " + gb(-r.headroom_bytes));
+    const bool capped = r.max_context_tokens && r.max_context_tokens != r.memory_context_tokens;
     if (!r.max_context_tokens)
         out += "; the caches do not limit the context";
     else if (*r.max_context_tokens == 0)
         out += "; it does not fit at any context";
     else
-        out += "; the largest context that fits is " + std::to_string(*r.max_context_tokens) + " tokens x " + std::to_string(r.rows) + " rows";
+        out += "; the largest context that fits is " + schema::with_commas(*r.max_context_tokens) + " tokens x " + std::to_string(r.rows) + " rows";
+    if (capped)
+        out += r.memory_context_tokens ? " (the model's max_position_embeddings; memory would hold " + schema::with_commas(*r.memory_context_tokens) + ")"
+                                       : " (the model's max_position_embeddings; the caches do not limit it)";
     return out;
 }
 
@@ -444,9 +454,12 @@ std::string cost_text(const CostReport& r, std::size_t top_groups) {
     out += line;
     // Right under the heading: every figure below is read in its light.
     if (r.what_if) out += what_if_line(r.what_if_reason);
-    std::snprintf(line, sizeof line, "  per step: weights %s, activations %s, state %s, %.3f GFLOP\n", mb(r.total.weight_bytes).c_str(),
+    std::snprintf(line, sizeof line, "  per step: weights read %s, activations %s, state %s, %.3f GFLOP\n", mb(r.total.weight_bytes).c_str(),
                   mb(r.total.activation_bytes).c_str(), mb(r.total.state_bytes).c_str(), r.total.flops / 1e9);
     out += line;
+    if (r.tied_head_bytes > 0)
+        out += "  weights stored " + mb(r.stored_weight_bytes) + ": the LM head reads the tied embedding table (" + mb(r.tied_head_bytes) +
+               "), stored once and read twice a step (the gather's rows, the head's whole table)\n";
     const bool calibrated = r.calibration && !r.calibration->is_bare();
     std::int64_t launches = 0;
     for (const GroupCost& gc : r.groups) launches += gc.launches;
@@ -517,10 +530,13 @@ std::string cost_json(const CostReport& r) {
     }
     o["memory"] = {{"target_bytes", r.memory_bytes},
                    {"stored_weight_bytes", r.stored_weight_bytes},
+                   {"tied_head_bytes", r.tied_head_bytes},
                    {"resident_state_bytes", r.resident_state_bytes},
                    {"activation_bytes", r.activation_memory_bytes},
                    {"headroom_bytes", r.memory_bytes > 0 ? Json(r.headroom_bytes) : Json(nullptr)},
-                   {"max_context_tokens", r.max_context_tokens ? Json(*r.max_context_tokens) : Json(nullptr)}};
+                   {"max_context_tokens", r.max_context_tokens ? Json(*r.max_context_tokens) : Json(nullptr)},
+                   {"memory_context_tokens", r.memory_context_tokens ? Json(*r.memory_context_tokens) : Json(nullptr)},
+                   {"max_position_embeddings", r.max_position_embeddings ? Json(*r.max_position_embeddings) : Json(nullptr)}};
     o["largest_live_activation_bytes"] = r.largest_live_bytes;
     o["calibration"] = Json(nullptr);
     if (r.calibration) {

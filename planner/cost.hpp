@@ -94,14 +94,22 @@ struct CostReport {
     std::string largest_live_at;
     bool activations_on_chip = false;         // they fit the OCM: not charged to DDR
     double memory_bytes = 0;                  // the target's memory (0: not given)
-    double stored_weight_bytes = 0;           // every weight of the model, all experts
+    double stored_weight_bytes = 0;           // every weight of the model, all experts, a tied LM head's table once
+    // A tied LM head's weight when it reads the embedding's own storage (memory.hpp): in
+    // stored_weight_bytes once, as the table, and in the step's weights read twice (the gather's
+    // one row, the head's whole table).
+    double tied_head_bytes = 0;
     double resident_state_bytes = 0;          // what the caches hold at the context length
     double activation_memory_bytes = 0;       // activations live at once, when they are held in the target's memory
     double headroom_bytes = 0;                // memory - weights - caches - activations (negative: short)
     // The largest context (tokens per sequence, at the arm's rows) whose caches fit beside the
     // weights and activations; 0 when even an empty cache does not fit, nullopt when the caches
-    // do not limit it (they stop growing) or the target gives no memory.
+    // do not limit it (they stop growing) or the target gives no memory. Capped by the model's
+    // max_position_embeddings (as the plan's config_fields record it): no engine runs a longer
+    // context, whatever memory would hold (memory_context_tokens).
     std::optional<std::int64_t> max_context_tokens;
+    std::optional<std::int64_t> memory_context_tokens;     // what memory alone would hold
+    std::optional<std::int64_t> max_position_embeddings;  // the cap, when the plan records it
     // Costed on another target than the plan was made for: the figure ignores whether that
     // target's kernels exist (cost.cpp says why this is a label, not a refusal).
     bool what_if = false;

@@ -3,8 +3,13 @@
 // FixedPoint32 on a GPNPU), an act_quant node is inserted right
 // before the first such reader, named after the tensor ("xn" -> "xn_quant"), marked
 // `inserted`; later readers wanting the same format share it. Its output edge carries
-// requant {from, to, at: producer}. An integer tensor (routing ids) read by a quantized op is
-// re-quantized in the reader's prologue instead: requant {at: reader}, no node.
+// requant {from, to, at: producer}. Another quantized tensor read in a third format is
+// re-quantized in the reader's prologue: requant {at: reader}, no node. Integer ids (i32: the
+// top-k expert ids an expert GEMM reads) are indices, not values: nothing quantizes them, so
+// their edge carries no requant, unless a kernel catalog of the plan says `requant_ids_at_reader`
+// (the seed's GLM-5.3-Flash kernels on GB10: its planner wrote them as requant i32 -> nvfp4/g16
+// at the reader, and kbp reproduces that plan exactly).
+#include <algorithm>
 #include <map>
 
 #include "planner/passes.hpp"
@@ -16,6 +21,8 @@ Status insert_quant(Ir& ir) {
     out.reserve(ir.nodes.size() + ir.nodes.size() / 4);
     std::vector<int> new_index(ir.nodes.size(), -1);
     std::map<std::pair<std::pair<int, int>, std::string>, int> quantized;  // (tensor, format) -> act_quant node
+    const bool requant_ids =
+        std::any_of(ir.kernels.begin(), ir.kernels.end(), [](const DataFile* f) { return f->json.value("requant_ids_at_reader", false); });
     for (std::size_t i = 0; i < ir.nodes.size(); ++i) {
         IrNode n = std::move(ir.nodes[i]);
         for (auto& ref : n.inputs) ref.node = new_index[ref.node];
@@ -29,7 +36,7 @@ Status insert_quant(Ir& ir) {
                 const IrTensor& t = out[ref.node].outputs[ref.slot];
                 if (t.format == *activation) continue;
                 if (!is_real_valued(t.format)) {
-                    n.requant_at_reader[k] = true;
+                    n.requant_at_reader[k] = t.format.id != schema::FormatId::i32 || requant_ids;
                     continue;
                 }
                 auto key = std::make_pair(std::make_pair(ref.node, ref.slot), std::string(activation->name()));

@@ -99,4 +99,11 @@ std::optional<std::int64_t> Blueprint::symbol(std::string_view name) const {
     return std::nullopt;
 }
 
+const JsonValue* Blueprint::config_field(std::string_view name) const {
+    if (!config_fields) return nullptr;
+    for (const auto& [k, v] : *config_fields)
+        if (k == name) return &v;
+    return nullptr;
+}
+
 }  // namespace kbp::schema

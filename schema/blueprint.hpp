@@ -157,6 +157,13 @@ struct Edge {
     bool operator==(const Edge&) const = default;
 };
 
+// Whether an edge's tensor is re-quantized: it carries a requant that starts from a value format.
+// Integer ids (i32: the top-k expert ids an expert GEMM reads) are indices the kernel looks up
+// with, not values it quantizes: the seed's GLM plan records them as requant i32 -> nvfp4/g16 at
+// the reader, and kbp reproduces that field, but `kbp stats`, DOT and the views neither count nor
+// label such an edge as a re-quantization.
+inline bool requantized(const Edge& e) { return e.requant && e.requant->from.id != FormatId::i32; }
+
 // One kernel launch (or host step): a contiguous run of nodes fused by a named rule.
 struct Group {
     std::int64_t id = 0;
@@ -362,6 +369,8 @@ struct Blueprint {
     bool collapsed_only = false;
 
     std::optional<std::int64_t> symbol(std::string_view name) const;
+    // A config field the plan records (config_fields), or null.
+    const JsonValue* config_field(std::string_view name) const;
     bool operator==(const Blueprint&) const = default;
 };
 

@@ -106,10 +106,27 @@ MemoryReport compute_memory(const Blueprint& b) {
     std::map<std::int64_t, std::int64_t> reserved;
     const PlanFigures figures = plan_figures(b);
     const std::int64_t top_k = figures.top_k.value_or(1);
-    bool tied = false;
-    if (b.config_fields)
-        for (const auto& [k, v] : *b.config_fields)
-            if (k == "tie_word_embeddings" && v == JsonValue(true)) tied = true;
+    // Tied embeddings (tie_word_embeddings): the LM head's matrix is the embedding table, one
+    // set of parameters, whatever format each op reads it in.
+    const JsonValue* tie = b.config_field("tie_word_embeddings");
+    const bool tied = tie && *tie == JsonValue(true);
+    const Node* table = nullptr;
+    const Node* head = nullptr;
+    WeightUse table_use, head_use;
+    for (std::size_t i = 0; i < count && tied; ++i) {
+        const Node& n = b.nodes[i];
+        if (!n.precision.weight) continue;
+        if (n.op.kind.id == OpId::embed && !table) table = &n, table_use = weight_use(b, n, first_in[i], first_out[i], &figures);
+        if (n.op.kind.id == OpId::lm_head && !head) head = &n, head_use = weight_use(b, n, first_in[i], first_out[i], &figures);
+    }
+    const bool shared_parameters = tied && table && head;
+    // Stored once only when the head reads the embedding's own storage: the same format and the
+    // same elements (vocab x hidden). A recipe that gives the head another format (lm_head_dtype
+    // fp8 beside a bf16 table) makes the engine keep a second, converted tensor for it: both are
+    // stored, though they are one set of parameters.
+    const bool stored_once = shared_parameters && *head->precision.weight == *table->precision.weight && head_use.kind == WeightKind::matrix &&
+                             table_use.kind == WeightKind::table && table_use.matrices > 0 &&
+                             head_use.n * head_use.k == table_use.matrices * table_use.n;
     for (std::size_t i = 0; i < count; ++i) {
         const Node& n = b.nodes[i];
         // Parameters (elements, whatever their format).
@@ -125,13 +142,19 @@ MemoryReport compute_memory(const Blueprint& b) {
             }
             // A bias (point.bias) adds one vector of the output's width per matrix.
             const auto* bias = n.point.find("bias");
-            if (bias && *bias == JsonValue(true) && (w.kind == WeightKind::matrix || w.kind == WeightKind::experts)) each += w.n;
-            // Active: what one token reads — top_k of the routed experts, one row of a table.
-            std::int64_t active = w.kind == WeightKind::experts ? each * std::min(top_k, matrices)
-                                  : w.kind == WeightKind::table ? each
-                                                                : each * matrices;
-            bool shared_table = tied && n.op.kind.id == OpId::lm_head;  // the embedding's table again
-            if (!shared_table) m.parameters += each * matrices;
+            const std::int64_t bias_each = bias && *bias == JsonValue(true) && (w.kind == WeightKind::matrix || w.kind == WeightKind::experts) ? w.n : 0;
+            // What the node owns, and what one token reads of it: top_k of the routed experts,
+            // one row of a table, all of the rest. A tied head owns only its bias (its matrix is
+            // the table's), and the table is then read whole (the head streams it).
+            const bool shared_head = shared_parameters && &n == head;
+            const std::int64_t own = shared_head ? bias_each : (each + bias_each) * matrices;
+            std::int64_t active = w.kind == WeightKind::experts                         ? (each + bias_each) * std::min(top_k, matrices)
+                                  : w.kind == WeightKind::table && !shared_parameters ? each
+                                                                                      : own;
+            // Active <= total by construction: what a token reads of a node's weight is part of it
+            // (a table or experts of unknown count own 0 here and read none).
+            active = std::min(active, own);
+            m.parameters += own;
             m.active_parameters += active;
         } else if (const auto* sinks = n.point.find("sinks"); sinks && sinks->is_integer()) {
             m.parameters += sinks->integer();  // one learned attention-sink logit per head
@@ -146,6 +169,8 @@ MemoryReport compute_memory(const Blueprint& b) {
         if (n.precision.weight) {
             if (w.kind == WeightKind::none || ((w.kind == WeightKind::table || w.kind == WeightKind::experts) && w.matrices == 0)) {
                 ++m.weights_unsized;
+            } else if (stored_once && &n == head) {
+                m.tied_head_bytes = w.stored_bytes;  // the embedding table's bytes, counted there
             } else {
                 by_format[std::string(n.precision.weight->name())] += w.stored_bytes;
                 m.weight_bytes += w.stored_bytes;
@@ -202,7 +227,8 @@ std::string memory_text(const MemoryReport& m) {
                       ? (", active per token " + with_commas(m.active_parameters)).c_str()
                       : "");
     out += params;
-    out += "  weights " + with_commas(m.weight_bytes) + " B (" + megabytes(static_cast<double>(m.weight_bytes)) + ")" +
+    out += "  weights stored " + with_commas(m.weight_bytes) + " B (" + megabytes(static_cast<double>(m.weight_bytes)) + ")" +
+           (m.tied_head_bytes ? ", the LM head reading the tied embedding table (" + with_commas(m.tied_head_bytes) + " B stored once)" : "") +
            (m.weights_unsized ? ", " + std::to_string(m.weights_unsized) + " weighted ops of unknown shape not counted" : "") + "\n";
     for (const auto& [format, bytes] : m.weights_by_format)
         out += "    " + format + std::string(format.size() < 14 ? 14 - format.size() : 1, ' ') + with_commas(bytes) + " B\n";

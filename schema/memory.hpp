@@ -49,11 +49,16 @@ WeightUse weight_use(const Blueprint& b, const Node& n, const Edge* in, const Ed
 
 struct MemoryReport {
     std::vector<std::pair<std::string, std::int64_t>> weights_by_format;  // stored bytes, largest first
-    std::int64_t weight_bytes = 0;
+    std::int64_t weight_bytes = 0;     // stored: every weight once (a tied LM head's table once)
     std::int64_t weights_unsized = 0;  // weighted nodes whose shape the plan does not give
+    // A tied LM head that reads the embedding's own storage (tie_word_embeddings, the same format
+    // and shape): its bytes, which weight_bytes leaves out as the table holds them. The bytes
+    // read per step (the cost) still count both reads: one row gathered, the whole table streamed.
+    std::int64_t tied_head_bytes = 0;
     // Parameters as a model card counts them: every weight element (all experts), biases, norm
-    // scales, attention sinks (point.sinks), the embedding table (once when tied to the LM head). Active: what one token reads —
-    // top_k routed experts, one row of the embedding table, the LM head.
+    // scales, attention sinks (point.sinks), the embedding table (once when tied to the LM head).
+    // Active: what one token reads of them — top_k routed experts, one row of the embedding table
+    // (all of it when the tied head streams it), everything else; never more than the parameters.
     std::int64_t parameters = 0, active_parameters = 0;
     // Reserved persistent state (point.reserved_ext), per layer in layer order.
     std::vector<std::pair<std::int64_t, std::int64_t>> reserved_by_layer;

@@ -111,7 +111,7 @@ Stats compute_stats(const Blueprint& b) {
         auto& t = traffic[std::string(e.format.name())];
         t.format = e.format.name();
         ++t.edges;
-        if (e.requant) ++s.requant_edges;
+        if (requantized(e)) ++s.requant_edges;
         if (e.fused) {
             ++s.fused_edges;
             continue;
@@ -236,6 +236,7 @@ std::string stats_json(const Stats& s) {
     o["memory"] = {{"parameters", m.parameters},
                    {"active_parameters", m.active_parameters},
                    {"weight_bytes", m.weight_bytes},
+                   {"tied_head_bytes", m.tied_head_bytes},
                    {"weights_by_format", std::move(weights)},
                    {"weights_unsized", m.weights_unsized},
                    {"reserved_bytes", m.reserved_bytes},

@@ -12,6 +12,7 @@
 #include "planner/cost_sweep.hpp"
 #include "planner/plan.hpp"
 #include "planner/state_bytes.hpp"
+#include "schema/numbers.hpp"
 #include "schema/reader.hpp"
 #include "schema/writer.hpp"
 #include "support.hpp"
@@ -125,7 +126,11 @@ TEST_CASE("cost: a small llama's cache size worked out by hand from its config",
 }
 
 TEST_CASE("cost: the largest context that fits is solved against the target's memory", "[planner][cost]") {
-    const schema::Blueprint plan = small_llama();
+    // Memory alone limits it here: the plan's max_position_embeddings (8192) is taken out (the
+    // next test caps by it).
+    schema::Blueprint plan = small_llama();
+    REQUIRE(plan.config_fields);
+    std::erase_if(*plan.config_fields, [](const auto& f) { return f.first == "max_position_embeddings"; });
     auto on_h100 = cost_of(plan, 4096);
     // H100's 80 GiB less the weights and activations, over 1024 B a token (2 layers x 512 B).
     CHECK(on_h100.memory_bytes == 85899345920.0);
@@ -153,10 +158,51 @@ TEST_CASE("cost: the largest context that fits is solved against the target's me
     auto over = cost_of(plan, 10001, path);
     CHECK(over.headroom_bytes < 0);
     CHECK(planner::memory_fit_text(over).find("short by") != std::string::npos);
-    CHECK(planner::memory_fit_text(small).find("the largest context that fits is 10000 tokens x 1 rows") != std::string::npos);
+    CHECK_THAT(planner::memory_fit_text(small), Catch::EndsWith("; the largest context that fits is 10,000 tokens x 1 rows"));
     auto json = nlohmann::json::parse(planner::cost_json(small));
     CHECK(json["memory"]["max_context_tokens"] == 10000);
+    CHECK(json["memory"]["memory_context_tokens"] == 10000);
+    CHECK(json["memory"]["max_position_embeddings"].is_null());
     CHECK(json["memory"]["headroom_bytes"].get<double>() == Approx((10000 - 4096) * 1024.0 + 1000));
+}
+
+TEST_CASE("cost: the largest context is capped by the model's max_position_embeddings and says so", "[planner][cost]") {
+    // The small llama's config says 8192; H100 would hold some 80 million tokens of its cache.
+    const schema::Blueprint plan = small_llama();
+    REQUIRE(plan.config_field("max_position_embeddings"));
+    CHECK(plan.config_field("max_position_embeddings")->integer() == 8192);
+    auto r = cost_of(plan, 4096);
+    REQUIRE(r.max_context_tokens);
+    REQUIRE(r.memory_context_tokens);
+    CHECK(*r.max_context_tokens == 8192);
+    CHECK(*r.memory_context_tokens == static_cast<std::int64_t>((r.memory_bytes - r.stored_weight_bytes - r.activation_memory_bytes) / 1024));
+    CHECK_THAT(planner::memory_fit_text(r), Catch::EndsWith("; the largest context that fits is 8,192 tokens x 1 rows (the model's "
+                                                            "max_position_embeddings; memory would hold " +
+                                                            schema::with_commas(*r.memory_context_tokens) + ")"));
+    auto json = nlohmann::json::parse(planner::cost_json(r));
+    CHECK(json["memory"]["max_context_tokens"] == 8192);
+    CHECK(json["memory"]["memory_context_tokens"] == *r.memory_context_tokens);
+    CHECK(json["memory"]["max_position_embeddings"] == 8192);
+    // Llama-3.1-8B in FP8 on H100: memory would hold 1,172,072 tokens, the model runs 131,072.
+    planner::PlanRequest request;
+    request.config_path = test::source_dir() + "/samples/llama-3.1-8b/config.json";
+    request.recipe = "fp8-dynamic";
+    request.target = "h100";
+    auto llama = planner::make_plan(request);
+    REQUIRE(llama.ok());
+    CHECK_THAT(planner::memory_fit_text(cost_of(llama->blueprint, 4096)),
+               Catch::EndsWith("; the largest context that fits is 131,072 tokens x 1 rows (the model's max_position_embeddings; memory would hold "
+                               "1,172,072)"));
+    // Caches that stop growing (every layer a sliding window or recurrent state) leave the cap alone.
+    planner::CostReport unlimited = r;
+    unlimited.memory_context_tokens.reset();
+    CHECK_THAT(planner::memory_fit_text(unlimited),
+               Catch::EndsWith("; the largest context that fits is 8,192 tokens x 1 rows (the model's max_position_embeddings; the caches do not limit it)"));
+    // GLM-5.3-Flash records it too (its architecture's `describes`), though the seed's plan does not.
+    const auto& glm = test::glm_plan("decode", 1);
+    REQUIRE(glm.config_field("max_position_embeddings"));
+    CHECK(glm.config_field("max_position_embeddings")->integer() == 524288);
+    CHECK_FALSE(test::seed().config_field("max_position_embeddings"));
 }
 
 TEST_CASE("cost: GLM-5.3-Flash does not fit one GB10, and kbp plan says so with the figures", "[planner][cost]") {

@@ -95,6 +95,22 @@ TEST_CASE("exporters: DOT of the seed's flat view reads back with every op, edge
     CHECK(std::string(agget(q_a, const_cast<char*>("tooltip"))).find("w8a8_gemv::") != std::string::npos);
 }
 
+TEST_CASE("exporters: DOT labels re-quantized edges but not the integer ids the seed writes a requant on", "[exporters][dot][requant]") {
+    // The seed writes its 84 top-k ids edges as requant i32 -> nvfp4/g16 at the reader: ids are
+    // indices, not values, so the picture says nothing of a requant there; the 213 real ones it labels.
+    auto count = [](const std::string& text, const std::string& part) {
+        std::size_t n = 0;
+        for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+        return n;
+    };
+    for (auto kind : {ex::ViewKind::flat, ex::ViewKind::groups}) {
+        INFO(ex::view_kind_name(kind));
+        const std::string dot = must_dot(must_view(test::seed(), {.kind = kind}));
+        CHECK(count(dot, "requant i32") == 0);
+        CHECK(count(dot, "requant bf16") > 0);
+    }
+}
+
 TEST_CASE("exporters: DOT of the groups and collapsed views reads back", "[exporters][dot]") {
     const auto& b = test::seed();
     for (auto kind : {ex::ViewKind::groups, ex::ViewKind::collapsed}) {

@@ -12,8 +12,10 @@
 #include "planner/expr.hpp"
 #include "planner/plan.hpp"
 #include "schema/reader.hpp"
+#include "schema/stats.hpp"
 #include "schema/validator.hpp"
 #include "schema/writer.hpp"
+#include "support.hpp"
 
 namespace {
 
@@ -149,6 +151,48 @@ TEST_CASE("kbp plan reproduces the seed's GLM-5.3-Flash GB10 decode plan field b
     for (const auto& f : s.explain->families) seed_families.insert(f.name);
     CHECK(families == seed_families);
     CHECK(plan.explain->formats.size() == s.explain->formats.size());
+}
+
+// Integer ids (the i32 top-k expert ids an expert GEMM reads) are indices, not values: kbp's own
+// plans give their edge no requant and `kbp stats` does not count one; the seed's plan writes
+// them as requant i32 -> nvfp4/g16 at the reader, and kbp reproduces that field (the seed's
+// kernel catalog, kernels/glm5_next-gb10.json, says requant_ids_at_reader) but does not count it.
+TEST_CASE("integer ids into a quantized expert GEMM are not re-quantized edges", "[planner][requant]") {
+    auto is_ids = [](const kbp::schema::Edge& e) { return e.format.id == kbp::schema::FormatId::i32; };
+    auto reads_ids_quantized = [&](const kbp::schema::Blueprint& b, const kbp::schema::Edge& e) {
+        const auto& reader = b.nodes[static_cast<std::size_t>(e.to)];
+        return is_ids(e) && reader.precision.activation && !(*reader.precision.activation == e.format);
+    };
+    auto count = [](const kbp::schema::Blueprint& b, auto&& pred) { return std::count_if(b.edges.begin(), b.edges.end(), pred); };
+    // Qwen3-30B-A3B in FP8 on H100 (its default): the ids reach the fp8/token expert GEMMs.
+    const auto qwen = plan_of(request("qwen3-30b-a3b"));
+    CHECK(count(qwen, [&](const auto& e) { return reads_ids_quantized(qwen, e); }) == 96);
+    CHECK(count(qwen, [&](const auto& e) { return is_ids(e) && e.requant.has_value(); }) == 0);
+    CHECK(kbp::schema::validate(qwen).empty());
+    const auto qwen_stats = kbp::schema::compute_stats(qwen);
+    CHECK(qwen_stats.requant_edges == count(qwen, [](const auto& e) { return e.requant.has_value(); }));
+    CHECK(qwen_stats.requant_edges == 288);
+    // The seed: 84 ids edges labelled requant i32 -> nvfp4/g16, reproduced by kbp's plan, not counted.
+    const auto glm = plan_of(request("glm-5.3-flash"));
+    for (const auto* b : {&seed(), &glm}) {
+        CHECK(count(*b, [](const auto& e) { return e.requant && e.requant->from.id == kbp::schema::FormatId::i32; }) == 84);
+        CHECK(count(*b, [](const auto& e) { return e.requant.has_value(); }) == 297);
+        CHECK(kbp::schema::compute_stats(*b).requant_edges == 213);
+    }
+    // The seed's kernels without requant_ids_at_reader: the same plan but for those 84 fields.
+    kbp::test::TempDir dir;
+    fs::create_directories(dir.file("kernels"));
+    auto kernels = kbp::test::OJson::parse(kbp::test::slurp(std::string(KBP_SOURCE_DIR) + "/planner/data/kernels/glm5_next-gb10.json"));
+    REQUIRE(kernels.erase("requant_ids_at_reader") == 1);
+    kbp::test::spit(dir.file("kernels/glm5_next-gb10.json"), kernels.dump());
+    auto r = request("glm-5.3-flash");
+    r.catalog_dir = dir.path();
+    const auto plain = plan_of(r);
+    REQUIRE(plain.edges.size() == glm.edges.size());
+    CHECK(count(plain, [](const auto& e) { return e.requant.has_value(); }) == 213);
+    CHECK(kbp::schema::validate(plain).empty());
+    for (std::size_t i = 0; i < glm.edges.size(); ++i)
+        if (!(glm.edges[i].requant && glm.edges[i].requant->from.id == kbp::schema::FormatId::i32)) CHECK(plain.edges[i] == glm.edges[i]);
 }
 
 TEST_CASE("every GLM arm plans, validates, and changes kernels and groups where rows demand it", "[planner][arms]") {

@@ -20,7 +20,7 @@ std::string edge_summary(const schema::Edge& e) {
     std::string t = e.id + "  " + std::string(e.format.name());
     if (e.bytes_per_token) t += ", " + exporters::bytes_text(*e.bytes_per_token) + "/token";
     t += e.fused ? ", fused" : ", crosses kernels";
-    if (e.requant) t += ", requant " + std::string(e.requant->from.name()) + "→" + std::string(e.requant->to.name());
+    if (schema::requantized(e)) t += ", requant " + std::string(e.requant->from.name()) + "→" + std::string(e.requant->to.name());
     return t;
 }
 
@@ -133,7 +133,7 @@ std::vector<InspectorSection> inspect_edge(const Document& doc, std::size_t edge
     }
     out.push_back(std::move(fields));
     std::vector<schema::Format> formats{e.format};
-    if (e.requant) formats.push_back(e.requant->to);
+    if (schema::requantized(e)) formats.push_back(e.requant->to);
     add_formats(out, b, formats);
     return out;
 }
