@@ -6,9 +6,9 @@
 // requant {from, to, at: producer}. Another quantized tensor read in a third format is
 // re-quantized in the reader's prologue: requant {at: reader}, no node. Integer ids (i32: the
 // top-k expert ids an expert GEMM reads) are indices, not values: nothing quantizes them, so
-// their edge carries no requant, unless a kernel catalog of the plan says `requant_ids_at_reader`
-// (the seed's GLM-5.3-Flash kernels on GB10: its planner wrote them as requant i32 -> nvfp4/g16
-// at the reader, and kbp reproduces that plan exactly).
+// their edge carries no requant, unless the plan's engine says `requant_ids_at_reader` (met, the
+// seed's: its planner wrote them as requant i32 -> nvfp4/g16 at the reader, and kbp reproduces
+// that plan exactly).
 #include <algorithm>
 #include <map>
 
@@ -21,8 +21,7 @@ Status insert_quant(Ir& ir) {
     out.reserve(ir.nodes.size() + ir.nodes.size() / 4);
     std::vector<int> new_index(ir.nodes.size(), -1);
     std::map<std::pair<std::pair<int, int>, std::string>, int> quantized;  // (tensor, format) -> act_quant node
-    const bool requant_ids =
-        std::any_of(ir.kernels.begin(), ir.kernels.end(), [](const DataFile* f) { return f->json.value("requant_ids_at_reader", false); });
+    const bool requant_ids = ir.engine && ir.engine->json.value("requant_ids_at_reader", false);
     for (std::size_t i = 0; i < ir.nodes.size(); ++i) {
         IrNode n = std::move(ir.nodes[i]);
         for (auto& ref : n.inputs) ref.node = new_index[ref.node];

@@ -156,7 +156,7 @@ TEST_CASE("kbp plan reproduces the seed's GLM-5.3-Flash GB10 decode plan field b
 // Integer ids (the i32 top-k expert ids an expert GEMM reads) are indices, not values: kbp's own
 // plans give their edge no requant and `kbp stats` does not count one; the seed's plan writes
 // them as requant i32 -> nvfp4/g16 at the reader, and kbp reproduces that field (the seed's
-// kernel catalog, kernels/glm5_next-gb10.json, says requant_ids_at_reader) but does not count it.
+// engine, engines/met.json, says requant_ids_at_reader) but does not count it.
 TEST_CASE("integer ids into a quantized expert GEMM are not re-quantized edges", "[planner][requant]") {
     auto is_ids = [](const kbp::schema::Edge& e) { return e.format.id == kbp::schema::FormatId::i32; };
     auto reads_ids_quantized = [&](const kbp::schema::Blueprint& b, const kbp::schema::Edge& e) {
@@ -179,12 +179,12 @@ TEST_CASE("integer ids into a quantized expert GEMM are not re-quantized edges",
         CHECK(count(*b, [](const auto& e) { return e.requant.has_value(); }) == 297);
         CHECK(kbp::schema::compute_stats(*b).requant_edges == 213);
     }
-    // The seed's kernels without requant_ids_at_reader: the same plan but for those 84 fields.
+    // The seed's engine without requant_ids_at_reader: the same plan but for those 84 fields.
     kbp::test::TempDir dir;
-    fs::create_directories(dir.file("kernels"));
-    auto kernels = kbp::test::OJson::parse(kbp::test::slurp(std::string(KBP_SOURCE_DIR) + "/planner/data/kernels/glm5_next-gb10.json"));
-    REQUIRE(kernels.erase("requant_ids_at_reader") == 1);
-    kbp::test::spit(dir.file("kernels/glm5_next-gb10.json"), kernels.dump());
+    fs::create_directories(dir.file("engines"));
+    auto engine = kbp::test::OJson::parse(kbp::test::slurp(std::string(KBP_SOURCE_DIR) + "/planner/data/engines/met.json"));
+    REQUIRE(engine.erase("requant_ids_at_reader") == 1);
+    kbp::test::spit(dir.file("engines/met.json"), engine.dump());
     auto r = request("glm-5.3-flash");
     r.catalog_dir = dir.path();
     const auto plain = plan_of(r);
