@@ -189,9 +189,14 @@ std::vector<Total> totals_of(const Blueprint& a, const Blueprint& b) {
     };
 }
 
-// The arm, and the symbols when both plans list them (the format lets a plan leave them out).
-Fields plan_fields(const Blueprint& b, bool symbols) {
+// The arm, and the symbols when both plans list them (the format lets a plan leave them out); what
+// both were made with when kbp made both (its planner header: the engine, target and recipe), so
+// that two engines' plans of one model say first that the engine differs.
+Fields plan_fields(const Blueprint& b, bool symbols, bool made_by_kbp) {
     Fields f{{"arm/mode", J(std::string(b.arm.mode.name())).dump()}, {"arm/rows", std::to_string(b.arm.rows)}};
+    if (made_by_kbp)
+        for (const char* key : {"engine", "target", "recipe"})
+            if (const auto* v = b.provenance->planner_header.find(key); v && v->is_string()) f.push_back({std::string("made_with/") + key, J(v->string()).dump()});
     if (symbols && b.symbols)
         for (const auto& s : *b.symbols) f.push_back({"symbols/" + s.name, std::to_string(s.value)});
     return f;
@@ -226,7 +231,8 @@ Counts count(const std::vector<ItemChange>& items) {
 PlanDiff diff_plans(const Blueprint& a, const Blueprint& b) {
     PlanDiff d;
     bool symbols = a.symbols && b.symbols;
-    d.plan = compare_fields(plan_fields(a, symbols), plan_fields(b, symbols));
+    const bool by_kbp = a.provenance && b.provenance && a.provenance->kind == "kbp" && b.provenance->kind == "kbp";
+    d.plan = compare_fields(plan_fields(a, symbols, by_kbp), plan_fields(b, symbols, by_kbp));
     Wiring wa(a), wb(b);
 
     std::vector<std::string> na, nb;

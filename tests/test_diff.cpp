@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "diff/diff.hpp"
+#include "planner/plan.hpp"
 #include "schema/stats.hpp"
 #include "support.hpp"
 
@@ -260,4 +261,31 @@ TEST_CASE("diff: the folded report of two arms accounts for every changed item",
     CHECK(items == d.nodes.size() + d.groups.size() + d.edges.size());
     const auto each = diff::diff_text(d, "a", "b", 0, false);
     CHECK(std::count(text.begin(), text.end(), '\n') < std::count(each.begin(), each.end(), '\n'));
+}
+
+TEST_CASE("diff: two engines' plans of one model say first that the engine differs, then what it launches", "[diff][engines]") {
+    auto plan_with = [](const char* engine) {
+        planner::PlanRequest r;
+        r.config_path = test::source_dir() + "/samples/llama-3.1-8b/config.json";
+        r.target = "h100";
+        r.engine = engine;
+        auto p = planner::make_plan(r);
+        REQUIRE(p.ok());
+        return std::move(p->blueprint);
+    };
+    const auto sglang = plan_with("sglang"), vllm = plan_with("vllm");
+    auto d = diff::diff_plans(sglang, vllm);
+    REQUIRE_FALSE(d.equal());
+    REQUIRE_FALSE(d.plan.empty());
+    CHECK(d.plan.front().field == "made_with/engine");
+    CHECK(diff::shown_value(d.plan.front().before) == "sglang");
+    CHECK(diff::shown_value(d.plan.front().after) == "vllm");
+    const auto launches = std::find_if(d.totals.begin(), d.totals.end(), [](const diff::Total& t) { return t.name == "launches"; });
+    REQUIRE(launches != d.totals.end());
+    CHECK(launches->before == schema::compute_stats(sglang).launches);
+    CHECK(launches->after == schema::compute_stats(vllm).launches);
+    CHECK(launches->moved());
+    // The seed is not kbp's plan: what it was made with is not compared.
+    auto seed_vs_kbp = diff::diff_plans(test::seed(), test::glm_plan("decode", 1));
+    CHECK(std::none_of(seed_vs_kbp.plan.begin(), seed_vs_kbp.plan.end(), [](const diff::FieldChange& f) { return f.field.rfind("made_with/", 0) == 0; }));
 }
