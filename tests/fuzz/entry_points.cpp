@@ -70,7 +70,7 @@ struct Slot {
     bool gpnpu;             // planned with chimera-w4a16 on qc-u rather than fp8-dynamic on h100
 };
 
-constexpr std::array<Slot, 14> slots{{
+constexpr std::array<Slot, 17> slots{{
     {"architectures/llama.json", false},
     {"recipes/fp8-dynamic.json", false},
     {"recipes/parts/bf16-exclusions.json", false},
@@ -85,6 +85,9 @@ constexpr std::array<Slot, 14> slots{{
     {"kernels/chimera.json", true},
     {"fusion/chimera.json", true},
     {"ranges.json", true},
+    {"engines/vllm.json", false},
+    {"fusion/vllm.json", false},
+    {"kernels/vllm.json", false},
 }};
 
 }  // namespace
