@@ -75,6 +75,7 @@ void rehome(IrNode& n, const IrNode& into) {
     auto last_part = [](std::string_view id) { return std::string(id.substr(id.rfind('.') + 1)); };
     const std::string block_id(into.node.block.view());
     const std::string name = last_part(n.node.id) + "_in";
+    n.why.moved_from = n.node.id;
     n.node.id = block_id + "." + name;
     n.local = std::string(into.block.view()) + "." + name;
     n.block = into.block;

@@ -51,6 +51,7 @@ struct Decision {
     schema::Sym fusion;              // "fusion/x.json rules[4] glm_...: ..."
     std::vector<std::string> beaten;  // rules that also matched here but come later
     schema::Sym inserted_for;        // act_quant / smooth_mul: the reader that needed it
+    std::string moved_from;          // an op a rule across_layers moved into the next layer: its id before
     std::vector<std::string> fraction_bits;  // how each FixedPoint32 F and template argument followed
 };
 

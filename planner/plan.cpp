@@ -141,6 +141,8 @@ Result<std::string> Planner::why(const PlanRequest& request, const std::string& 
         // ignore lists name it by.
         for (const auto& m : n.modules) out += "  module:      " + m + "\n";
         if (n.node.inserted) out += "  inserted:    " + n.why.inserted_for + "\n";
+        if (!n.why.moved_from.empty())
+            out += "  moved:       from " + n.why.moved_from + ": the engine runs it in this layer's first kernel (its fusion rule runs across layers)\n";
         if (!n.why.recipe.empty()) out += "  recipe:      " + n.why.recipe + "\n";
         out += "  kernel row:  " + n.why.kernel_row + (n.why.kernel_row_json ? " " + n.why.kernel_row_json->dump() : "") + "\n";
         out += "  fusion:      " + n.why.fusion + "\n";

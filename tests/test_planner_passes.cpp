@@ -212,6 +212,7 @@ TEST_CASE("form_groups fuses as vLLM does: the quantizers into the norms and SiL
     CHECK(ir.nodes[next.nodes[0]].node.id == "l1.attn.residual_in");
     CHECK(ir.nodes[next.nodes[0]].node.layer == 1);
     CHECK(ir.nodes[next.nodes[0]].outputs.at(0).id == "l1.attn.h_in");
+    CHECK(ir.nodes[next.nodes[0]].why.moved_from == "l0.mlp.residual");  // kbp why says where it came from
     CHECK(ir.nodes[next.nodes[1]].node.kernel == "inductor::add_rms_norm_quant_fp8");
     // Every node is in exactly one group, and its group index says which.
     std::vector<int> seen(ir.nodes.size(), 0);
