@@ -42,6 +42,11 @@ template <class E> std::vector<std::string> names_of(E last, std::string_view (*
     for (int i = 0; i <= static_cast<int>(last); ++i) out.emplace_back(name(static_cast<E>(i)));
     return out;
 }
+template <class E, std::size_t N> std::vector<std::string> names_of(const E (&all)[N], std::string_view (*name)(E)) {
+    std::vector<std::string> out;
+    for (E e : all) out.emplace_back(name(e));
+    return out;
+}
 
 struct Parsed {
     ex::ViewOptions view;
@@ -65,7 +70,7 @@ std::optional<Parsed> parse_view_options(const char* command, const Args& args, 
         auto by = ex::parse_color_by(*c);
         if (!by) {
             code = usage_error(command, "unknown colour mode '" + *c + "'" +
-                                            schema::name_hint(*c, names_of(ex::ColorBy::state, ex::color_by_name), "colour modes"));
+                                            schema::name_hint(*c, names_of(ex::all_color_by, ex::color_by_name), "colour modes"));
             return std::nullopt;
         }
         p.dot.color = *by;

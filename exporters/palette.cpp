@@ -3,40 +3,43 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <iterator>
+#include <string>
 
 namespace kbp::exporters {
 
 using schema::FormatId;
 
 std::optional<ColorBy> parse_color_by(std::string_view text) {
-    if (text == "precision") return ColorBy::precision;
-    if (text == "family") return ColorBy::family;
-    if (text == "compute") return ColorBy::compute;
-    if (text == "where") return ColorBy::where;
-    if (text == "state") return ColorBy::state;
+    for (auto by : all_color_by)
+        if (color_by_name(by) == text) return by;
     return std::nullopt;
 }
 
 std::string_view color_by_name(ColorBy by) {
     switch (by) {
-        case ColorBy::precision: return "precision";
-        case ColorBy::family: return "family";
-        case ColorBy::compute: return "compute";
-        case ColorBy::where: return "where";
-        case ColorBy::state: return "state";
+#define KBP_COLOR_BY_NAME(mode, meaning) \
+    case ColorBy::mode: return #mode;
+        KBP_COLOR_BY(KBP_COLOR_BY_NAME)
+#undef KBP_COLOR_BY_NAME
     }
     return "precision";
 }
 
 std::string_view color_by_meaning(ColorBy by) {
     switch (by) {
-        case ColorBy::precision: return "fill: narrowest format the op reads or writes";
-        case ColorBy::family: return "fill: kernel family";
-        case ColorBy::compute: return "fill: what executes the op";
-        case ColorBy::where: return "fill: where the op runs";
-        case ColorBy::state: return "fill: state roles the op plays";
+#define KBP_COLOR_BY_MEANING(mode, meaning) \
+    case ColorBy::mode: return meaning;
+        KBP_COLOR_BY(KBP_COLOR_BY_MEANING)
+#undef KBP_COLOR_BY_MEANING
     }
     return "";
+}
+
+std::string color_by_names() {
+    std::string out;
+    for (auto by : all_color_by) out += (out.empty() ? "" : ", ") + std::string(color_by_name(by));
+    return out;
 }
 
 namespace {
@@ -48,7 +51,7 @@ struct FormatRow {
 };
 
 // By width, then by how the format is scaled; the legend lists formats in this order.
-constexpr std::array<FormatRow, 24> format_rows{{
+constexpr std::array<FormatRow, std::size(schema::known_formats)> format_rows{{
     {FormatId::nvfp4_g16, 4, {"#f4aaa6", "#c0392b"}},
     {FormatId::mxfp4_g32, 4, {"#f7c4a0", "#d35400"}},
     {FormatId::int4_b128, 4, {"#f6c1d8", "#ad1457"}},
@@ -74,6 +77,18 @@ constexpr std::array<FormatRow, 24> format_rows{{
     {FormatId::i32, 32, {"#e2e2e2", "#616161"}},
     {FormatId::fx32, 32, {"#e6dccf", "#6d4c41"}},
 }};
+
+// A format added to schema/vocabulary.hpp without a row here would be drawn as unknown.
+constexpr bool colours_every_format() {
+    for (auto id : schema::known_formats) {
+        int rows = 0;
+        for (const auto& r : format_rows) rows += r.id == id;
+        if (rows != 1) return false;
+    }
+    return format_rows.size() == std::size(schema::known_formats);
+}
+static_assert(colours_every_format(),
+              "exporters/palette.cpp format_rows must give every format of schema/vocabulary.hpp (KBP_FORMATS) one colour");
 
 constexpr FormatColor unknown_format{"#eeeeee", "#757575"};
 

@@ -23,10 +23,26 @@
 
 namespace kbp::exporters {
 
-enum class ColorBy : std::uint8_t { precision, family, compute, where, state };
+// The modes, listed once: X(mode, meaning). The viewer's colour modes start with these.
+#define KBP_COLOR_BY(X)                                                  \
+    X(precision, "fill: narrowest format the op reads or writes")        \
+    X(family, "fill: kernel family")                                     \
+    X(compute, "fill: what executes the op")                             \
+    X(where, "fill: where the op runs")                                  \
+    X(state, "fill: state roles the op plays")
+
+#define KBP_COLOR_BY_ENUMERATOR(mode, meaning) mode,
+enum class ColorBy : std::uint8_t { KBP_COLOR_BY(KBP_COLOR_BY_ENUMERATOR) };
+inline constexpr ColorBy all_color_by[] = {
+#define KBP_COLOR_BY_VALUE(mode, meaning) ColorBy::mode,
+    KBP_COLOR_BY(KBP_COLOR_BY_VALUE)
+#undef KBP_COLOR_BY_VALUE
+};
 
 std::optional<ColorBy> parse_color_by(std::string_view text);
 std::string_view color_by_name(ColorBy by);
+// "precision, family, compute, where, state": the modes, for help and refusals.
+std::string color_by_names();
 // What the fill means, for the legend: "narrowest format read or written".
 std::string_view color_by_meaning(ColorBy by);
 

@@ -123,7 +123,7 @@ std::string group_name(std::int64_t id) {
 }
 
 bool block_matches(const Node& n, const std::string& block) {
-    return block.empty() || n.block_type.name() == block || n.block == block;
+    return block.empty() || n.block_type.view() == block || n.block == block;
 }
 
 bool layer_matches(const Node& n, const std::optional<std::vector<std::int64_t>>& layers) {
@@ -165,7 +165,7 @@ private:
             if (!any) {
                 std::vector<std::string> types;
                 for (const auto& n : b_.nodes) {
-                    std::string t(n.block_type.name());
+                    std::string t(n.block_type.view());
                     if (std::find(types.begin(), types.end(), t) == types.end()) types.push_back(t);
                 }
                 std::string list;

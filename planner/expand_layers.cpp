@@ -353,7 +353,7 @@ Status expand_layers(Ir& ir) {
             n.node.id = block_id + "." + spec.at("name").get<std::string>();
             n.node.layer = use.layer;
             n.node.block = block_id;
-            n.node.block_type = schema::BlockType::parse(use.type);
+            n.node.block_type = use.type;
             n.node.kind = use.kind;
             n.node.op = schema::Op::parse(spec.at("op").get<std::string>());
             if (n.node.op.kind.id == schema::OpId::linear) n.node.roles = {n.node.op.role};

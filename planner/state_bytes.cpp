@@ -85,7 +85,7 @@ namespace {
 bool follows(const schema::Blueprint& plan, const nlohmann::ordered_json& blocks) {
     for (const auto& n : plan.nodes) {
         if (n.inserted) continue;
-        auto block = blocks.find(std::string(n.block_type.name()));
+        auto block = blocks.find(std::string(n.block_type.view()));
         if (block == blocks.end() || !block->contains("ops") || n.id.size() <= n.block.size()) return false;
         std::string local = n.id.substr(n.block.size() + 1);
         const auto& ops = (*block)["ops"];
@@ -128,7 +128,7 @@ const nlohmann::ordered_json* StateBytes::spec(const schema::Node& n, Measure me
     // The node's op in its architecture: block type, then the name after "<block>.".
     if (blocks_ && n.id.size() > n.block.size() && n.id.compare(0, n.block.size(), n.block) == 0) {
         std::string local = n.id.substr(n.block.size() + 1);
-        if (auto block = blocks_->find(std::string(n.block_type.name())); block != blocks_->end())
+        if (auto block = blocks_->find(std::string(n.block_type.view())); block != blocks_->end())
             if (auto ops = block->find("ops"); ops != block->end() && ops->is_array())
                 for (const auto& op : *ops)
                     if (op.value("name", std::string()) == local && op.contains(k)) spec = &op;

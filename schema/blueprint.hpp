@@ -113,7 +113,7 @@ struct Node {
     std::int64_t order = 0;
     std::optional<std::int64_t> layer;
     Sym block;  // "l3.dsa" or "embed"
-    BlockType block_type;
+    Sym block_type;  // the architecture's block name ("dsa", "moe", "embed"): an open vocabulary
     std::optional<LayerKind> kind;
     Op op;
     SymList roles;
@@ -190,7 +190,7 @@ struct TemplateNode {
     std::string id;  // "dsa.q_a"
     Op op;
     std::optional<LayerKind> kind;
-    BlockType block_type;
+    Sym block_type;  // the architecture's block name ("dsa", "moe", "embed"): an open vocabulary
     Precision precision;
     std::optional<Sym> kernel;
     std::optional<TemplateArgs> template_args;  // an instance's own values: Template::instance_values

@@ -1,4 +1,4 @@
-// The one place where the format's vocabularies are spelled (see names.hpp for meanings).
+// The spelling tables of the format's vocabularies (listed once, with meanings, in vocabulary.hpp).
 #include "names.hpp"
 
 #include <algorithm>
@@ -11,39 +11,19 @@
 namespace kbp::schema {
 namespace {
 
-constexpr std::array<std::string_view, 25> format_names{
-    "",          "bf16",       "f16",          "f32",        "i32",         "i8",
-    "fp8/token", "fp8/channel", "fp8/tensor",  "nvfp4/g16",  "mxfp4/g32",   "int4/b128",
-    "int8/token", "int8/channel", "int8/static", "fx32",        "int8/b32",
-    "fp8/b128",  "fp8/g128",   "int4/g128",    "int4/g128z", "int4/g32",    "int4/g32z",
-    "nf4/b64",   "nf4/b64dq",
-};
-constexpr std::array<std::string_view, 37> op_names{
-    "",              "embed",          "hc_expand",      "hc_pre",        "hc_post",
-    "hc_contract",   "linear",         "rms_norm",       "l2_norm",       "layer_norm",
-    "gated_rms_norm", "final_norm",    "concat",         "conv1d_update", "state_snapshot",
-    "act_quant",     "gdn_gates",      "gdn_recurrence", "swiglu_clamp",  "silu_mul",
-    "router",        "top_k",          "expert_gate_up", "expert_down",   "blend",
-    "kv_write",      "kpool_compress", "index_select",   "mla_attention", "attention",
-    "rope",          "residual_add",   "smooth_mul",     "lm_head",       "argmax",
-    "gelu_mul",      "logit_softcap",
-};
-constexpr std::array<std::string_view, 6> compute_names{"",          "cuda_core", "memory",
-                                                        "tensor_core", "pe_array", "host"};
-constexpr std::array<std::string_view, 3> where_names{"", "device", "host"};
-constexpr std::array<std::string_view, 7> layer_kind_names{
-    "", "linear_attention", "deepseek_sparse_attention", "full_attention",
-    "multi_latent_attention", "sliding_attention", "mlp"};
-constexpr std::array<std::string_view, 9> block_type_names{"",     "embed", "kda", "dsa", "mla",
-                                                           "attn", "mlp",   "moe", "head"};
-constexpr std::array<std::string_view, 9> state_name_names{"",      "conv", "h", "latent", "index",
-                                                           "tail", "kv",   "k", "v"};
-constexpr std::array<std::string_view, 5> state_action_names{"", "update", "snapshot", "write",
-                                                             "read"};
-constexpr std::array<std::string_view, 3> row_space_names{"", "n", "n*top_k"};
-constexpr std::array<std::string_view, 6> arm_mode_names{"",       "decode", "multi_seq",
-                                                         "verify", "draft",  "prefill"};
-constexpr std::array<std::string_view, 3> requant_at_names{"", "producer", "reader"};
+// Each table is its list in vocabulary.hpp with "" (unknown) first, indexed by the enum.
+#define KBP_SPELLING(id, spelling) std::string_view{spelling},
+constexpr std::array format_names{std::string_view{}, KBP_FORMATS(KBP_SPELLING)};
+constexpr std::array op_names{std::string_view{}, KBP_OPS(KBP_SPELLING)};
+constexpr std::array compute_names{std::string_view{}, KBP_COMPUTES(KBP_SPELLING)};
+constexpr std::array where_names{std::string_view{}, KBP_WHERES(KBP_SPELLING)};
+constexpr std::array layer_kind_names{std::string_view{}, KBP_LAYER_KINDS(KBP_SPELLING)};
+constexpr std::array state_name_names{std::string_view{}, KBP_STATE_NAMES(KBP_SPELLING)};
+constexpr std::array state_action_names{std::string_view{}, KBP_STATE_ACTIONS(KBP_SPELLING)};
+constexpr std::array row_space_names{std::string_view{}, KBP_ROW_SPACES(KBP_SPELLING)};
+constexpr std::array arm_mode_names{std::string_view{}, KBP_ARM_MODES(KBP_SPELLING)};
+constexpr std::array requant_at_names{std::string_view{}, KBP_REQUANT_ATS(KBP_SPELLING)};
+#undef KBP_SPELLING
 
 // Levenshtein distance, small strings only (hints).
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -68,7 +48,6 @@ template <> std::span<const std::string_view> name_table<OpId>() { return op_nam
 template <> std::span<const std::string_view> name_table<ComputeId>() { return compute_names; }
 template <> std::span<const std::string_view> name_table<WhereId>() { return where_names; }
 template <> std::span<const std::string_view> name_table<LayerKindId>() { return layer_kind_names; }
-template <> std::span<const std::string_view> name_table<BlockTypeId>() { return block_type_names; }
 template <> std::span<const std::string_view> name_table<StateNameId>() { return state_name_names; }
 template <> std::span<const std::string_view> name_table<StateActionId>() {
     return state_action_names;
@@ -196,7 +175,6 @@ KBP_NAMED(OpId)
 KBP_NAMED(ComputeId)
 KBP_NAMED(WhereId)
 KBP_NAMED(LayerKindId)
-KBP_NAMED(BlockTypeId)
 KBP_NAMED(StateNameId)
 KBP_NAMED(StateActionId)
 KBP_NAMED(RowSpaceId)

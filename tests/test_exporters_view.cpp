@@ -206,7 +206,7 @@ TEST_CASE("exporters: a cut keeps the chosen layers and blocks and stubs what is
     SECTION("--block dsa over layers 3-7") {
         auto v = must_view(b, {.layers = std::vector<std::int64_t>{3, 4, 5, 6, 7}, .block = "dsa"});
         std::size_t n = 0;
-        for (const auto& node : b.nodes) n += node.block_type.name() == "dsa" && node.layer && *node.layer >= 3 && *node.layer <= 7;
+        for (const auto& node : b.nodes) n += node.block_type.view() == "dsa" && node.layer && *node.layer >= 3 && *node.layer <= 7;
         CHECK(v.count_nodes(ex::ViewNodeKind::op) == n);
         CHECK(count_clusters(v, ex::ClusterKind::layer) == 2);  // of layers 3-7, 3 and 7 are dsa+moe
         CHECK(v.filter_text() == "layers 3-7, block dsa");

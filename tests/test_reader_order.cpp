@@ -63,7 +63,7 @@ TEST_CASE("a field's spelling changing from one record to the next is read anew"
     auto b = schema::read_blueprint(text, "plan.json");
     REQUIRE(b);
     CHECK(b->nodes[100].op.kind.id == schema::OpId::l2_norm);
-    CHECK(b->nodes[100].block_type.id == schema::BlockTypeId::kda);
+    CHECK(b->nodes[100].block_type == "kda");
     CHECK(b->nodes[99] == seed.nodes[99]);
     CHECK(b->nodes[101] == seed.nodes[101]);
     // Read again: the memos now hold the changed spellings, and the seed's must still come back.

@@ -156,7 +156,7 @@ TEST_CASE("roundtrip: unknown names and members are kept and written back verbat
         CHECK((*b.nodes[5].precision.output)[1].name() == "mxfp6/g32");
         REQUIRE(b.nodes[5].compute.has_value());
         CHECK(b.nodes[5].compute->name() == "npu_array:mac64");
-        CHECK(b.nodes[5].block_type.name() == "ssm");
+        CHECK(b.nodes[5].block_type.view() == "ssm");
         CHECK(b.nodes[1].where.name() == "npu");
         CHECK_FALSE(b.nodes[1].where.known());
         REQUIRE(b.nodes[20].state.has_value());

@@ -88,7 +88,7 @@ TEST_CASE("viewer model: find by field, layers and block", "[viewer][find]") {
               bool fmt = n.precision.output && std::any_of(n.precision.output->begin(), n.precision.output->end(),
                                                             [](const schema::Format& f) { return f.name() == "fp8/token"; });
               fmt = fmt || (n.precision.activation && n.precision.activation->name() == "fp8/token");
-              return n.op.name() == "act_quant" && fmt && n.layer && *n.layer >= 3 && *n.layer <= 7 && n.block_type.name() == "dsa";
+              return n.op.name() == "act_quant" && fmt && n.layer && *n.layer >= 3 && *n.layer <= 7 && n.block_type.view() == "dsa";
           }));
     CHECK_FALSE(quant.nodes.empty());
     auto by_id = find_nodes(doc, {"L3.DSA.Q_A", "", ""}).nodes;  // case does not matter; q_a and q_a_norm

@@ -49,7 +49,11 @@ Result<Options> parse_options(int argc, char** argv) {
             auto v = need("a mode");
             if (!v) return v.error();
             o.color = parse_color_mode(*v);
-            if (!o.color) return usage("--color: unknown mode '" + *v + "' (precision, family, compute, where, state, bytes, bound, diff)");
+            if (!o.color) {
+                std::string modes;
+                for (auto m : all_color_modes) modes += (modes.empty() ? "" : ", ") + std::string(color_mode_name(m));
+                return usage("--color: unknown mode '" + *v + "' (" + modes + ")");
+            }
         } else if (a == "--expand" || a == "--select" || a == "--find" || a == "--panel" || a == "--side" || a == "--screenshot" ||
                    a == "--dump-state") {
             auto v = need("a value");

@@ -370,7 +370,7 @@ void Ui::find_panel(ViewModel& model) {
     if (ImGui::BeginCombo("block", block_.empty() ? "all" : block_.c_str())) {
         std::set<std::string> types;
         if (const auto* d = model.document(model.shown_side()))
-            for (const auto& n : d->plan().nodes) types.insert(std::string(n.block_type.name()));
+            for (const auto& n : d->plan().nodes) types.insert(std::string(n.block_type.view()));
         if (ImGui::Selectable("all", block_.empty())) block_.clear(), changed = true;
         for (const auto& t : types)
             if (ImGui::Selectable(t.c_str(), block_ == t)) block_ = t, changed = true;

@@ -43,16 +43,19 @@ std::optional<ColorMode> parse_color_mode(std::string_view text) {
     return std::nullopt;
 }
 
+std::optional<exporters::ColorBy> palette_mode(ColorMode mode) {
+    if (static_cast<std::size_t>(mode) < std::size(exporters::all_color_by)) return static_cast<exporters::ColorBy>(mode);
+    return std::nullopt;
+}
+
 std::string_view color_mode_name(ColorMode mode) {
+    if (auto by = palette_mode(mode)) return exporters::color_by_name(*by);
     switch (mode) {
-        case ColorMode::precision: return "precision";
-        case ColorMode::family: return "family";
-        case ColorMode::compute: return "compute";
-        case ColorMode::where: return "where";
-        case ColorMode::state: return "state";
-        case ColorMode::bytes: return "bytes";
-        case ColorMode::bound: return "bound";
-        case ColorMode::diff: return "diff";
+#define KBP_COLOR_MODE_NAME(mode) \
+    case ColorMode::mode: return #mode;
+        KBP_VIEWER_COLOR_MODES(KBP_COLOR_MODE_NAME)
+#undef KBP_COLOR_MODE_NAME
+        default: break;
     }
     return "precision";
 }
@@ -105,16 +108,10 @@ Colouring::Colouring(const Document& doc, ColorMode mode, const std::vector<Diff
             if (counts[k] > 0) legend_.push_back({k, colors.at(k), counts[k]});
     };
     switch (mode) {
-        case ColorMode::precision:
-        case ColorMode::family:
-        case ColorMode::compute:
-        case ColorMode::where:
-        case ColorMode::state: {
-            exporters::ColorBy by = mode == ColorMode::precision ? exporters::ColorBy::precision
-                                    : mode == ColorMode::family  ? exporters::ColorBy::family
-                                    : mode == ColorMode::compute ? exporters::ColorBy::compute
-                                    : mode == ColorMode::where   ? exporters::ColorBy::where
-                                                                 : exporters::ColorBy::state;
+#define KBP_COLOR_MODE_CASE(mode, ...) case ColorMode::mode:
+        KBP_COLOR_BY(KBP_COLOR_MODE_CASE) {
+#undef KBP_COLOR_MODE_CASE
+            exporters::ColorBy by = *palette_mode(mode);
             std::vector<const schema::Node*> ops;
             ops.reserve(nodes.size());
             for (const auto& n : nodes) ops.push_back(&n);

@@ -1,5 +1,5 @@
-// What an op's fill shows, and the legend that says so. The five modes the SVGs know come from
-// the exporters' palette (the same colours in the SVG and the window); the viewer adds three:
+// What an op's fill shows, and the legend that says so. The modes the SVGs know come from the
+// exporters' palette (KBP_COLOR_BY: the same colours in the SVG and the window); the viewer adds three:
 //   bytes  the bytes per token the op moves between kernels (reads and writes of edges that are
 //          not fused), in six classes from none to 512 KiB and more;
 //   bound  what limits the op's kernel on the plan's target (roofline: memory, compute, launch
@@ -14,15 +14,24 @@
 #include <string_view>
 #include <vector>
 
+#include "exporters/palette.hpp"
 #include "viewer/model/document.hpp"
 #include "viewer/model/geometry.hpp"
 
 namespace kbp::viewer {
 
-enum class ColorMode : std::uint8_t { precision, family, compute, where, state, bytes, bound, diff };
+// The palette's modes first (the same values as exporters::ColorBy), then the viewer's own.
+#define KBP_VIEWER_COLOR_MODES(X) X(bytes) X(bound) X(diff)
 
-inline constexpr ColorMode all_color_modes[] = {ColorMode::precision, ColorMode::family, ColorMode::compute, ColorMode::where,
-                                                ColorMode::state,     ColorMode::bytes,  ColorMode::bound,   ColorMode::diff};
+#define KBP_COLOR_MODE_ENUMERATOR(mode, ...) mode,
+enum class ColorMode : std::uint8_t { KBP_COLOR_BY(KBP_COLOR_MODE_ENUMERATOR) KBP_VIEWER_COLOR_MODES(KBP_COLOR_MODE_ENUMERATOR) };
+#define KBP_COLOR_MODE_VALUE(mode, ...) ColorMode::mode,
+inline constexpr ColorMode all_color_modes[] = {KBP_COLOR_BY(KBP_COLOR_MODE_VALUE) KBP_VIEWER_COLOR_MODES(KBP_COLOR_MODE_VALUE)};
+#undef KBP_COLOR_MODE_VALUE
+#undef KBP_COLOR_MODE_ENUMERATOR
+
+// The palette's mode a colour mode is, or nothing for the viewer's own.
+std::optional<exporters::ColorBy> palette_mode(ColorMode mode);
 std::optional<ColorMode> parse_color_mode(std::string_view text);
 std::string_view color_mode_name(ColorMode mode);
 

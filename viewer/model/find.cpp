@@ -88,7 +88,7 @@ FindResult find_nodes(const Document& doc, const FindRequest& request) {
     for (std::size_t i = 0; i < b.nodes.size(); ++i) {
         const auto& n = b.nodes[i];
         if (layers && (!n.layer || !std::binary_search(layers->begin(), layers->end(), *n.layer))) continue;
-        if (!block.empty() && lower(n.block_type.name()) != block) continue;
+        if (!block.empty() && lower(n.block_type.view()) != block) continue;
         if (std::all_of(terms.begin(), terms.end(), [&](const Term& t) { return matches(b, n, t); }))
             out.nodes.push_back(static_cast<std::int32_t>(i));
     }
