@@ -1267,7 +1267,8 @@ TEST_CASE("families: llama.cpp's Q8_0 GGUFs plan int8/b32 weights on the mmvq ke
         REQUIRE(n.precision.weight);
         CHECK(n.precision.weight->id == FormatId::int8_b32);
         REQUIRE(n.kernel);
-        CHECK(n.kernel->str() == "mmvq::mul_mat_vec_q8_0_q8_1");
+        // gate|up runs with its SwiGLU in mmvq's fused GLU launch (fusion/llama.cpp.json mmvq_glu_{role}).
+        CHECK(n.kernel->str() == (n.op.role.str() == "gate_up" ? "ggml_cuda::mul_mat_vec_q_glu" : "mmvq::mul_mat_vec_q8_0_q8_1"));
         CHECK(n.family.str() == "int8_b32_mmvq");
     }
     CHECK(projections > 28 * 4);
@@ -1277,7 +1278,9 @@ TEST_CASE("families: llama.cpp's Q8_0 GGUFs plan int8/b32 weights on the mmvq ke
     REQUIRE(experts);
     CHECK(experts->precision.weight->id == FormatId::int8_b32);
     REQUIRE(experts->kernel);
-    CHECK(experts->kernel->str() == "mmvq::mul_mat_vec_q8_0_q8_1_id");
+    CHECK(experts->kernel->str() == "ggml_cuda::mul_mat_vec_q_id_glu");  // with the SwiGLU, as for the dense gate|up
+    REQUIRE(node(moe, "l0.moe.experts_down")->kernel);
+    CHECK(node(moe, "l0.moe.experts_down")->kernel->str() == "mmvq::mul_mat_vec_q8_0_q8_1_id");
     for (const auto& n : moe.nodes)
         if (n.op.kind.id == OpId::router) CHECK(n.precision.weight->id == FormatId::bf16);
     // gguf-mxfp4-moe: gpt-oss's experts stay MXFP4, its other projections and LM head are Q8_0.
