@@ -66,19 +66,19 @@ TEST_CASE("vLLM: Llama-3.1-8B's layer at decode launches 10 kernels in BF16, 11 
     CHECK(launches_in(plan_of("llama-3.1-8b", "vllm", "bf16"), 1) == std::vector<std::string>{
               "inductor::add_rms_norm",             // the previous layer's residual add in input_layernorm (models/llama.py)
               "gemv::dense_gemv_bf16",              // qkv_proj, QKVParallelLinear: one GEMM
-              "rope::rotary_embedding_neox",        // rotary_emb in the compiled graph
+              "inductor::rope",                     // rotary_emb's forward_native, a Triton kernel in the compiled graph
               "kv_cache::reshape_and_cache_flash",  // attention custom op writes the cache (v1/attention/backends/flash_attn.py)
               "flash_decoding::gqa_decode_split_k", // flash_attn_varlen_func
               "gemv::dense_gemv_bf16",              // o_proj
               "inductor::add_rms_norm",             // residual add + post_attention_layernorm
               "gemv::dense_gemv_bf16",              // gate_up_proj, MergedColumnParallelLinear
-              "activation::silu_and_mul",           // SiluAndMul
+              "inductor::silu_mul",                 // SiluAndMul's forward_native, a Triton kernel
               "gemv::dense_gemv_bf16",              // down_proj
           });
     CHECK(launches_in(plan_of("llama-3.1-8b", "vllm", "fp8-dynamic"), 1) == std::vector<std::string>{
               "inductor::add_rms_norm_quant_fp8",     // fused_add_rms_norm + per-token quant (compilation/fusion.py)
               "cutlass_w8a8::cutlass_scaled_mm_fp8",  // qkv_proj (w8a8_utils.py: cutlass_scaled_mm)
-              "rope::rotary_embedding_neox",          //
+              "inductor::rope",                       //
               "kv_cache::reshape_and_cache_flash",    //
               "flash_decoding::gqa_decode_split_k",   //
               "quant::per_token_fp8_quant",           // the attention output's quantizer stands alone
