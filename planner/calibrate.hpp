@@ -22,8 +22,8 @@
 // Engines differ for real on one device (llama.cpp, vLLM, TensorRT-LLM): where at least two of a
 // target's fit rows come from one engine, and not every fit row does, that engine gets a fit of
 // its own on those rows (the same rule: an overhead only on more than two). A row is then also
-// costed with its engine's figures, which `kbp stats --cost` applies to a plan of that engine
-// (or --engine NAME to any). Each row is planned with its engine (engines/<name>.json whose
+// costed with its engine's figures, which `kbp stats --cost --engine NAME` applies; without it the
+// pooled fit stands. Each row is planned with its engine (engines/<name>.json whose
 // measured_as names the row's engine: "NIM (vLLM)" is vllm), so the launches it is fitted on are
 // that engine's; a row no engine file claims is not costed.
 #pragma once

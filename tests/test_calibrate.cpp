@@ -431,7 +431,7 @@ TEST_CASE("calibrate fits an engine with two or more of a target's fit rows on t
     CHECK_FALSE(one->rows[2].engine_tok_s);
 }
 
-TEST_CASE("kbp stats --cost applies the plan's engine's calibration (or --engine's); the pooled one stands for an engine without one", "[calibrate][cost]") {
+TEST_CASE("kbp stats --cost --engine applies that engine's calibration; the pooled one stands without it", "[calibrate][cost]") {
     kbp::test::TempDir dir;
     add_synthetic_target(dir);
     write(dir.file("catalog/calibrations/synth.json"),
@@ -445,7 +445,7 @@ TEST_CASE("kbp stats --cost applies the plan's engine's calibration (or --engine
     request.config_path = kbp::test::source_dir() + "/samples/" + samples[0].folder + "/config.json";
     request.recipe = samples[0].recipe;
     request.target = "synth";
-    request.engine = "sglang";  // a plan of an engine the target has no fit of
+    request.engine = "sglang";
     auto plan = planner->plan(request);
     REQUIRE(plan);
     kbp::planner::CostOptions options;
@@ -465,7 +465,7 @@ TEST_CASE("kbp stats --cost applies the plan's engine's calibration (or --engine
     auto none = kbp::planner::estimate_cost(planner->catalog(), plan->blueprint, options);
     REQUIRE_FALSE(none);
     CHECK(none.error().text().find("target 'synth' has no calibration fitted on engine 'sglang' (it has: vllm)") != std::string::npos);
-    // A vLLM plan (the synthetic H100's default engine) gets vLLM's fit without being told.
+    // A vLLM plan (the synthetic H100's default engine) keeps the pooled fit unless --engine asks.
     request.engine.reset();
     auto own = planner->plan(request);
     REQUIRE(own);
@@ -473,7 +473,7 @@ TEST_CASE("kbp stats --cost applies the plan's engine's calibration (or --engine
     auto by_plan = kbp::planner::estimate_cost(planner->catalog(), own->blueprint, options);
     REQUIRE(by_plan);
     REQUIRE(by_plan->calibration);
-    CHECK(by_plan->calibration->origin == "vllm by hand");
+    CHECK(by_plan->calibration->origin == "pooled by hand");
 }
 
 TEST_CASE("the shipped measurements: llama.cpp's two Q8_0 rows are planned with gguf-q8_0 and costed", "[calibrate][q8_0]") {
