@@ -261,8 +261,7 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         if (!bare) return bare.error();
         Costed c{&row, *bare, 1e6 * static_cast<double>(row.batch) / row.measured_tok_s, "", 0.0};
         row.before_tok_s = 1e6 * static_cast<double>(row.batch) / bare->total.time_us;
-        c.launches = 0;
-        for (const GroupCost& g : bare->groups) c.launches += static_cast<double>(g.launches);
+        c.launches = static_cast<double>(bare->total.launches);
         if (!bare->time_by_family.empty()) {  // largest first
             c.main_family = bare->time_by_family.front().first;
             c.main_family_share = bare->time_by_family.front().second / bare->total.time_us;

@@ -342,6 +342,7 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
             }
         gc.on_host = group.where.id == schema::WhereId::host;
         gc.launches = schema::launches_of(group);
+        r.total.launches += gc.launches;
         r.total.weight_bytes += gc.weight_bytes;
         r.total.activation_bytes += gc.activation_bytes;
         r.total.state_bytes += gc.state_bytes;
@@ -459,10 +460,8 @@ std::string cost_text(const CostReport& r, std::size_t top_groups) {
         out += "  weights stored " + mb(r.stored_weight_bytes) + ": the LM head reads the tied embedding table (" + mb(r.tied_head_bytes) +
                "), stored once and read twice a step (the gather's rows, the head's whole table)\n";
     const bool calibrated = r.calibration && !r.calibration->is_bare();
-    std::int64_t launches = 0;
-    for (const GroupCost& gc : r.groups) launches += gc.launches;
     std::snprintf(line, sizeof line, "  %s step time %.1f us over %lld kernel launches in %zu groups -> %.1f tokens/s\n",
-                  calibrated ? "calibrated" : "roofline", r.total.time_us, static_cast<long long>(launches), r.groups.size(), r.tokens_per_s);
+                  calibrated ? "calibrated" : "roofline", r.total.time_us, static_cast<long long>(r.total.launches), r.groups.size(), r.tokens_per_s);
     out += line;
     if (calibrated) {
         const std::string fixed = r.calibration->launch_overhead_us
@@ -549,9 +548,7 @@ std::string cost_json(const CostReport& r) {
         const std::string caveat = calibration_split_caveat(*r.calibration, r.communication.tp);
         o["calibration"]["caveat"] = caveat.empty() ? Json(nullptr) : Json(caveat);
     }
-    std::int64_t launches = 0;
-    for (const auto& g : r.groups) launches += g.launches;
-    o["step"] = {{"weight_bytes", r.total.weight_bytes}, {"activation_bytes", r.total.activation_bytes}, {"launches", launches},
+    o["step"] = {{"weight_bytes", r.total.weight_bytes}, {"activation_bytes", r.total.activation_bytes}, {"launches", r.total.launches},
                  {"state_bytes", r.total.state_bytes},   {"flops", r.total.flops},
                  {"time_us", r.total.time_us},           {"tokens_per_s", r.tokens_per_s}};
     Json families = Json::object();

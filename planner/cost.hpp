@@ -79,7 +79,7 @@ struct GroupCost {
     std::string family;
     double memory_us = 0, compute_us = 0;
     bool on_host = false;
-    std::int64_t launches = 0;  // the kernels it launches (schema::launches_of), each paying a launch
+    std::int64_t launches = 0;  // the kernels it launches (schema::launches_of), each paying a launch; the step's total in CostReport::total
 };
 
 struct CostReport {
