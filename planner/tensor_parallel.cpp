@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <set>
 #include <string_view>
 
 #include "planner/ir.hpp"
@@ -16,6 +17,7 @@ struct SplitField {
 
 // In the order a refusal is reported; the kv heads first, the only field that may be replicated.
 constexpr std::size_t kv_heads_rank = 0;
+constexpr std::int64_t vocab_padding = 64;
 constexpr std::array<SplitField, 13> split_fields{{
     {"num_key_value_heads", "kv heads"},
     {"num_attention_heads", "heads"},
@@ -38,6 +40,17 @@ TensorSplit::TensorSplit(const Ir& ir) : ir_(ir), tp_(ir.request.tp) {}
 
 void TensorSplit::split(const std::string& /*name*/, const std::string& field, std::int64_t& value) {
     if (tp_ <= 1 || field.empty()) return;
+    if (field == "vocab_size") {
+        // The embedding and the LM head are split over the vocabulary: vLLM's VocabParallelEmbedding
+        // and ParallelLMHead (model_executor/layers/vocab_parallel_embedding.py) pad it to a multiple
+        // of 64 (DEFAULT_VOCAB_PADDING_SIZE, pad_vocab_size) and give each device a slice; SGLang's
+        // layers/vocab_parallel_embedding.py is the same code, TensorRT-LLM's LMHead / Embedding
+        // (_torch/modules/embedding.py) split it likewise. Never refused: a slice that does not
+        // divide is rounded up, as the padding the engine adds would be.
+        const std::int64_t padded = (value + vocab_padding - 1) / vocab_padding * vocab_padding;
+        value = (padded + tp_ - 1) / tp_;
+        return;
+    }
     for (std::size_t rank = 0; rank < split_fields.size(); ++rank) {
         if (split_fields[rank].field != field) continue;
         if (value % tp_ == 0) {
@@ -98,6 +111,27 @@ void record_parallel(const Ir& ir, schema::Blueprint& b) {
         std::int64_t bytes = block_output[i]->bytes_per_token.value_or(0);
         p.all_reduce_bytes_per_token = std::max(p.all_reduce_bytes_per_token, bytes);
         p.all_reduce_bytes_per_step += bytes * b.arm.rows;
+    }
+    std::set<std::int64_t> vocab_split_counted;
+    // The vocabulary split adds two collectives. Each device's embedding gather fills only the rows
+    // of its slice (zeros elsewhere), so its output is all-reduced like a projection's partial sum
+    // (VocabParallelEmbedding.forward: tensor_model_parallel_all_reduce); and the LM head's logits
+    // are gathered to the device that samples (LogitsProcessor._gather_logits:
+    // tensor_model_parallel_gather), vocab x rows x the logits' bytes, of which each device sends
+    // its slice.
+    for (const auto& e : b.edges) {
+        if (e.from < 0 || e.from >= static_cast<std::int64_t>(b.nodes.size())) continue;
+        const auto op = b.nodes[static_cast<std::size_t>(e.from)].op.kind.id;
+        if (op != schema::OpId::embed && op != schema::OpId::lm_head) continue;
+        if (!vocab_split_counted.insert(e.from).second) continue;  // one collective per node, not per reader
+        const std::int64_t bytes = e.bytes_per_token.value_or(0) * b.arm.rows;
+        if (op == schema::OpId::embed) {
+            ++p.all_reduces_per_step;
+            p.all_reduce_bytes_per_step += bytes;
+        } else {
+            ++p.gathers_per_step;
+            p.gather_bytes_per_step += bytes * p.tp;
+        }
     }
     if (ir.kv_head_replicas > 1) p.kv_head_replicas = ir.kv_head_replicas;
     b.arm.parallel = std::move(p);

@@ -83,6 +83,10 @@ struct Parallel {
     std::int64_t all_reduces_per_step = 0;   // after o_proj and down_proj: two per layer
     std::int64_t all_reduce_bytes_per_token = 0;  // one all-reduce, one row: hidden x bytes of its format
     std::int64_t all_reduce_bytes_per_step = 0;   // all of them, all rows
+    // The logits gathered from the devices' vocabulary slices to the one that samples: vocab x
+    // rows x the logits' bytes a step (absent in plans made before kbp split the vocabulary).
+    std::int64_t gathers_per_step = 0;
+    std::int64_t gather_bytes_per_step = 0;
     // Fewer kv heads than devices (--tp a multiple of them): each device holds one, so each is
     // held this many times over. Absent when the kv heads divide.
     std::optional<std::int64_t> kv_head_replicas;

@@ -185,6 +185,8 @@ template <> inline constexpr auto record_fields<Parallel> = std::tuple{
     field("all_reduces_per_step", &Parallel::all_reduces_per_step, Presence::required, 0, max_index),
     field("all_reduce_bytes_per_token", &Parallel::all_reduce_bytes_per_token, Presence::required, 0, max_bytes),
     field("all_reduce_bytes_per_step", &Parallel::all_reduce_bytes_per_step, Presence::required, 0, max_bytes),
+    field("gathers_per_step", &Parallel::gathers_per_step, Presence::defaulted, 0, max_index),
+    field("gather_bytes_per_step", &Parallel::gather_bytes_per_step, Presence::defaulted, 0, max_bytes),
     field("kv_head_replicas", &Parallel::kv_head_replicas, Presence::optional, 2, 1024),
 };
 

@@ -496,3 +496,24 @@ TEST_CASE("the shipped measurements: llama.cpp's two Q8_0 rows are planned with 
     }
     CHECK(q8 == 2);
 }
+
+TEST_CASE("the shipped calibrations are what kbp calibrate fits on the shipped measurements", "[calibrate][shipped]") {
+    // planner/data/calibrations/ is kbp calibrate's output (kbp calibrate samples/measurements.json
+    // -o planner/data): a change to the planner or the cost that moves a fit must re-fit them, or
+    // kbp stats --cost prices plans with figures no fit gives.
+    auto planner = Planner::load(std::nullopt);
+    REQUIRE(planner);
+    auto report = kbp::planner::calibrate(*planner, kbp::test::source_dir() + "/samples/measurements.json");
+    INFO((report ? std::string() : report.error().text()));
+    REQUIRE(report);
+    const std::string shipped = kbp::test::source_dir() + "/planner/data/calibrations/";
+    std::size_t files = 0;
+    for (const auto& entry : fs::directory_iterator(shipped)) files += entry.path().extension() == ".json";
+    CHECK(files == report->fits.size());
+    for (const auto& fit : report->fits) {
+        const std::string name = kbp::planner::calibration_file_name(fit);
+        INFO(name << ": re-fit with kbp calibrate samples/measurements.json -o planner/data");
+        REQUIRE(fs::exists(shipped + name));
+        CHECK(kbp::test::slurp(shipped + name) == kbp::planner::calibration_file(fit));
+    }
+}

@@ -85,7 +85,7 @@ TEST_CASE("tp: a target without an interconnect refuses a split", "[planner][tp]
     CHECK_THAT(p.error().message, Catch::StartsWith("target 'gb10' has no interconnect between devices (none: GB10 is one GPU"));
 }
 
-TEST_CASE("tp: --tp 2 halves the split weights and the KV cache and adds two all-reduces per layer", "[planner][tp][cost]") {
+TEST_CASE("tp: --tp 2 halves the split weights and the vocabulary and the KV cache and adds two all-reduces per layer", "[planner][tp][cost]") {
     // tests/configs/small-llama.json in bf16: hidden 1024, 8 query and 2 KV heads of 128, MLP 4096, 2 layers.
     auto one = planner::make_plan(small_llama(1));
     auto two = planner::make_plan(small_llama(2));
@@ -101,6 +101,7 @@ TEST_CASE("tp: --tp 2 halves the split weights and the KV cache and adds two all
     CHECK(symbol(b2, "inter") == 2048);
     CHECK(symbol(b2, "hidden") == 1024);
     CHECK(symbol(b2, "head_dim") == 128);  // hidden_size / num_attention_heads of the config, not split
+    CHECK(symbol(b2, "vocab") == 16000);   // 32,000 (a multiple of vLLM's padding, 64) over 2 devices
 
     // The same nodes; each projection's weight is half: q 1024x512, k and v 1024x128, o 512x1024,
     // gate_up 1024x4096, down 2048x1024.
@@ -110,11 +111,15 @@ TEST_CASE("tp: --tp 2 halves the split weights and the KV cache and adds two all
     CHECK(p.interconnect == "NVLink 4");
     CHECK(p.bandwidth_mbps == 450000);
     CHECK(p.latency_ns == 2000);
-    // One all-reduce before each residual add (after o_proj, after down_proj): 2 layers x 2.
-    CHECK(p.all_reduces_per_step == 4);
+    // One all-reduce before each residual add (after o_proj, after down_proj): 2 layers x 2; and
+    // one after the embedding gather, each device having filled the rows of its vocabulary slice.
+    CHECK(p.all_reduces_per_step == 5);
     // Each reduces the hidden width in bf16 per row: 1024 x 2 B.
     CHECK(p.all_reduce_bytes_per_token == 2048);
-    CHECK(p.all_reduce_bytes_per_step == 4 * 2048);
+    CHECK(p.all_reduce_bytes_per_step == 5 * 2048);
+    // The logits are gathered whole: 32,000 x 2 B (bf16) a row.
+    CHECK(p.gathers_per_step == 1);
+    CHECK(p.gather_bytes_per_step == 32000 * 2);
 
     planner::CostOptions options;  // context 4096
     options.calibration = planner::Calibration{};  // the bare roofline: the sum below leaves out a step overhead
@@ -123,30 +128,35 @@ TEST_CASE("tp: --tp 2 halves the split weights and the KV cache and adds two all
     REQUIRE(c1.ok());
     REQUIRE(c2.ok());
     // bf16 weights of one layer's projections on one device: 2 B x (1024x1024 + 2x1024x256 +
-    // 1024x1024 + 1024x8192 + 4096x1024); --tp 2 halves them, the LM head and embedding stay.
+    // 1024x1024 + 1024x8192 + 4096x1024); --tp 2 halves them, and the LM head and the embedding
+    // table (1024 x 32,000 each), of which a step reads the LM head whole.
     const double layer = 2.0 * (1024.0 * 1024 + 2 * 1024.0 * 256 + 1024.0 * 1024 + 1024.0 * 8192 + 4096.0 * 1024);
-    CHECK(c1->total.weight_bytes - c2->total.weight_bytes == Approx(2 * layer / 2));
-    CHECK(c1->stored_weight_bytes - c2->stored_weight_bytes == Approx(2 * layer / 2));
+    const double vocab_matrix = 2.0 * 1024 * 32000;
+    CHECK(c1->total.weight_bytes - c2->total.weight_bytes == Approx(2 * layer / 2 + vocab_matrix / 2));
+    CHECK(c1->stored_weight_bytes - c2->stored_weight_bytes == Approx(2 * layer / 2 + 2 * vocab_matrix / 2));
     // The bf16 KV cache holds 1 of 2 KV heads per device: half the state read and held.
     CHECK(c2->total.state_bytes == Approx(c1->total.state_bytes / 2));
     CHECK(c2->resident_state_bytes == Approx(c1->resident_state_bytes / 2));
 
-    // Communication: 4 x 2048 B, of which a ring all-reduce sends 2(tp-1)/tp = 1 times (all of
-    // it) from each device at 450 GB/s, plus 2 us per all-reduce.
-    const double comm_us = 4 * 2048.0 / 450e9 * 1e6 + 4 * 2.0;
+    // Communication: 5 x 2048 B, of which a ring all-reduce sends 2(tp-1)/tp = 1 times (all of
+    // it) from each device, and the gather's half of the logits, at 450 GB/s, plus 2 us per
+    // collective.
+    const double comm_us = (5 * 2048.0 + 32000.0) / 450e9 * 1e6 + 6 * 2.0;
     CHECK(c1->communication.time_us == 0);
-    CHECK(c2->communication.all_reduces == 4);
+    CHECK(c2->communication.all_reduces == 5);
+    CHECK(c2->communication.gathers == 1);
     CHECK(c2->communication.time_us == Approx(comm_us));
     double groups = 0;
     for (const auto& g : c2->groups) groups += g.time_us;
     CHECK(c2->total.time_us == Approx(groups + comm_us));
-    CHECK_THAT(planner::cost_text(*c2), Catch::Contains("tensor parallel over 2 devices: 4 all-reduces a step (2.0 KB each, 0.01 MB in all)"));
+    CHECK_THAT(planner::cost_text(*c2), Catch::Contains("tensor parallel over 2 devices: 5 all-reduces a step (2.0 KB each, 0.01 MB in all) and the logits' gather"));
     CHECK_THAT(planner::cost_text(*c1), !Catch::Contains("tensor parallel"));
 
     // 16 rows of multi_seq: every all-reduce carries 16 rows.
     auto rows = planner::make_plan(small_llama(2, "multi_seq", 16));
     REQUIRE(rows.ok());
-    CHECK(rows->blueprint.arm.parallel->all_reduce_bytes_per_step == 4 * 16 * 2048);
+    CHECK(rows->blueprint.arm.parallel->all_reduce_bytes_per_step == 5 * 16 * 2048);
+    CHECK(rows->blueprint.arm.parallel->gather_bytes_per_step == 16 * 32000 * 2);
 
     // The record survives the writer and the reader.
     auto text = schema::write_blueprint(b2, {.pretty = true});
@@ -176,7 +186,7 @@ TEST_CASE("tp: Llama-3.3-70B in bf16 needs two H100s, fits one H200", "[planner]
     auto h100x2 = plan("h100", 2);
     CHECK(fits(h100x2));
     REQUIRE(h100x2.blueprint.arm.parallel.has_value());
-    CHECK(h100x2.blueprint.arm.parallel->all_reduces_per_step == 160);
+    CHECK(h100x2.blueprint.arm.parallel->all_reduces_per_step == 2 * 80 + 1);  // two a layer, one after the embedding
     CHECK(h100x2.blueprint.arm.parallel->all_reduce_bytes_per_token == 8192 * 2);
 
     auto h200 = plan("h200", 1);
@@ -241,10 +251,12 @@ TEST_CASE("tp: kv heads fewer than the devices are replicated when tp is a multi
     CHECK(c8->resident_state_bytes == Approx(c2->resident_state_bytes));
     // k and v projections, per layer, per device: 1024 x 128 each in bf16 at every tp >= 2; the
     // q and o projections halve from tp 4 to tp 8: 2 x (1024 x 256 - 1024 x 128) x 2 B per layer,
-    // and the MLP: 3 x 1024 x (1024 - 512) x 2 B per layer, over 2 layers.
+    // and the MLP: 3 x 1024 x (1024 - 512) x 2 B per layer, over 2 layers; the embedding and the
+    // LM head 1024 x (8,000 - 4,000) x 2 B each.
     const double qo = 2.0 * (1024.0 * 256 - 1024.0 * 128) * 2;
     const double mlp = 3.0 * 1024 * (1024 - 512) * 2;
-    CHECK(c4->stored_weight_bytes - c8->stored_weight_bytes == Approx(2 * (qo + mlp)));
+    const double vocab = 2.0 * 1024 * (8000 - 4000) * 2;
+    CHECK(c4->stored_weight_bytes - c8->stored_weight_bytes == Approx(2 * (qo + mlp) + vocab));
 
     // A kv-head count that tp neither divides nor is a multiple of: still refused, naming it.
     auto three = planner::make_plan(small_llama(3));
