@@ -3,8 +3,9 @@
 // Llama-3.1-8B's layer 1 at one token on an H100 with vLLM, SGLang and TensorRT-LLM in BF16 and
 // FP8 (per-token activations, per-channel weights), and with llama.cpp on a GB10 in Q8_0; the
 // routed-expert block of Qwen3-30B-A3B with vLLM, SGLang and TensorRT-LLM. Then every sample with
-// every engine of its target: the plan validates and its launches are the sum of its groups'
-// kernels; and the seed's 1,077 launches in 907 device groups.
+// every engine of its target, and every sample at every arm kind with its default engine: the plan
+// validates and its launches are the sum of its groups' kernels; and the seed's 1,077 launches in
+// 907 device groups.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "planner/cost.hpp"
 #include "planner/plan.hpp"
 #include "schema/stats.hpp"
 #include "schema/validator.hpp"
@@ -319,6 +321,67 @@ TEST_CASE("Every sample with every engine of its target: a valid plan whose laun
             CHECK(kbp::schema::compute_stats(b).launches == kernels_listed(b));
         }
     CHECK(planned >= 3 * (models.size() - 1) + 1);  // vLLM, SGLang and TensorRT-LLM plan every other sample
+}
+
+TEST_CASE("Every sample at every arm kind with its default engine: a valid plan whose launches are its groups' kernels", "[engines][launches][arms]") {
+    const std::vector<std::string> models = sample_models();
+    REQUIRE(models.size() >= 30);
+    // One row count per arm kind of `kbp plan --help` (multi_seq also at its largest, 128), and
+    // prefill, which `--arms all` leaves out. `--arms all`'s 17 arms differ from these only in
+    // multi_seq's and verify's row counts. Planning, validating and costing every sample at these
+    // six takes 3.1 s in Release; at all 17 and prefill it took 9.9 s. The other row counts choose
+    // other kernel rows only in the seed's GLM tables (glm5_next-gb10: batch tiers 2, 2-8, 9-16,
+    // 17-32, 33-64), so GLM-5.3-Flash, with the seed's engine, is planned at all 17 arms too
+    // (0.4 s more).
+    struct Arm {
+        std::string arm;
+        std::int64_t rows;
+    };
+    const std::vector<Arm> kinds{{"decode", 1}, {"draft", 1}, {"verify", 4}, {"multi_seq", 8}, {"multi_seq", 128}, {"prefill", 512}};
+    std::vector<Arm> every = kinds;
+    for (const auto& a : kbp::planner::standard_arms())
+        if (std::none_of(every.begin(), every.end(), [&](const Arm& k) { return k.arm == a.arm && k.rows == a.rows; }))
+            every.push_back({a.arm, a.rows});
+    REQUIRE(every.size() == kinds.size() + 12);  // --arms all's 17, 5 of them among the kinds
+    auto planner = kbp::planner::Planner::load(std::nullopt);  // the catalog read once for all ~200 plans
+    REQUIRE(planner.ok());
+    std::size_t planned = 0, refused = 0;
+    std::size_t tried = 0;
+    for (const auto& model : models)
+        for (const auto& arm : model == "glm-5.3-flash" ? every : kinds) {
+            INFO(model << " at " << arm.arm << " " << arm.rows);
+            ++tried;
+            kbp::planner::PlanRequest r;  // no target, recipe or engine: the config's, else the defaults
+            r.config_path = sample(model);
+            r.arm = arm.arm;
+            r.rows = arm.rows;
+            r.command = "kbp plan (test)";
+            auto p = planner->plan(r);
+            if (!p) {
+                // Only a target whose `arms` leave the arm out (Chimera's qc-u compiles one token
+                // per pass) may refuse it, and never decode.
+                INFO(p.error().text());
+                CHECK(arm.arm != "decode");
+                CHECK(p.error().where == "--arm");
+                CHECK_THAT(p.error().message, Catch::EndsWith(": /arms)"));
+                ++refused;
+                continue;
+            }
+            ++planned;
+            const Blueprint& b = p->blueprint;
+            CHECK(kbp::schema::validate(b).empty());
+            const std::int64_t listed = kernels_listed(b);
+            CHECK(listed > 0);
+            CHECK(kbp::schema::compute_stats(b).launches == listed);
+            // The cost charges a launch per kernel: its step total is the same count.
+            auto cost = kbp::planner::estimate_cost(planner->catalog(), b, kbp::planner::CostOptions{});
+            INFO((cost ? std::string() : cost.error().text()));
+            REQUIRE(cost.ok());
+            CHECK(cost->total.launches == listed);
+        }
+    CHECK(planned + refused == tried);
+    CHECK(tried == models.size() * kinds.size() + every.size() - kinds.size());
+    CHECK(refused <= kinds.size() - 1);  // sarashina2.2-3b on qc-u plans its decode arm only
 }
 
 TEST_CASE("The seed plan launches 1,077 kernels in 907 device groups", "[engines][launches]") {
