@@ -287,6 +287,13 @@ private:
     }
 
     static std::optional<SchemaProblem> table_row(const Json& v, const std::string& p) {
+        // A row that refuses its nodes runs nothing: no kernel, no launches, nothing to cost.
+        if (v.contains("refuse")) {
+            if (v.contains("kernel") && !v["kernel"].is_null()) return at(p + "/kernel", "a row that refuses its nodes has no kernel (null)");
+            for (const char* key : {"launches", "family", "compute", "point", "steps"})
+                if (v.contains(key)) return at(p + "/" + key, "a row that refuses its nodes has no " + std::string(key));
+            return std::nullopt;
+        }
         if (v.contains("kernel") && v["kernel"].is_null() && !v.contains("family"))
             return at(p + "/family", "missing (a row without a kernel names its family)");
         return std::nullopt;

@@ -2,7 +2,8 @@
 // tables are read top to bottom; the first row whose op (glob), block, layer kind, weight /
 // activation / output formats, rows range, arms and settings all match decides the node's kernel entry, family,
 // compute kind, knobs (`point`) and the rule name of the group it forms if no fusion rule
-// takes it. A node no row serves is an error: the plan would have a hole.
+// takes it. A node no row serves is an error: the plan would have a hole. So is a node whose
+// first matching row refuses it (`refuse`: the engine has no path for that format).
 #include <algorithm>
 
 #include "planner/passes.hpp"
@@ -132,8 +133,15 @@ Status choose_kernels(Ir& ir) {
             }
             if (chosen) break;
         }
+        auto fmt = [](const std::optional<schema::Format>& f) { return f ? std::string(f->name()) : std::string("none"); };
+        // The engine has no path for this node (TensorRT-LLM's CUTLASS MoE and FP8 per-channel
+        // experts): say which row says so and why, rather than plan a kernel it never runs.
+        if (chosen && chosen->contains("refuse"))
+            return make_error(ErrorCode::unsupported, file->origin + ": /table/" + std::to_string(index) + "/refuse",
+                              "engine '" + ir.engine->name + "' does not run '" + n.node.id + "' (" + n.node.op.name() + ", weight " +
+                                  fmt(n.node.precision.weight) + ", activation " + fmt(n.node.precision.activation) +
+                                  "): " + chosen->at("refuse").get<std::string>());
         if (!chosen) {
-            auto fmt = [](const std::optional<schema::Format>& f) { return f ? std::string(f->name()) : std::string("none"); };
             // Name what decided the node's formats too: the data that asked for what no row has.
             std::string decided = !n.why.recipe.empty() ? "; formats from " + n.why.recipe : "";
             if (n.node.inserted) {

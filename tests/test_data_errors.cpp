@@ -83,6 +83,34 @@ TEST_CASE("data files: a corrupt kernel table is refused where it is wrong", "[d
     CHECK(r.message == "unknown format 'fp8/chanel' (did you mean 'fp8/channel'?)");
 }
 
+TEST_CASE("data files: a kernel row that refuses its nodes launches nothing and stops the plan there", "[data][files]") {
+    const std::string t = "kernels/trtllm.json";
+    const auto refusing = [](const OJson& d) {
+        for (std::size_t i = 0; i < d["table"].size(); ++i)
+            if (d["table"][i].contains("refuse")) return i;
+        return d["table"].size();
+    };
+    const std::size_t row = refusing(shipped(t));
+    REQUIRE(row < shipped(t)["table"].size());
+    const std::string at = t + ": /table/" + std::to_string(row);
+    auto r = refusal(t, [&](OJson& d) { d["table"][row]["kernel"] = "trtllm::renorm_moe_routing"; });
+    CHECK(r.where == at + "/kernel");
+    CHECK(r.message == "a row that refuses its nodes has no kernel (null)");
+    r = refusal(t, [&](OJson& d) { d["table"][row]["launches"] = {"trtllm::renorm_moe_routing"}; });
+    CHECK(r.where == at + "/launches");
+    CHECK(r.message == "a row that refuses its nodes has no launches");
+    r = refusal(t, [&](OJson& d) { d["table"][row]["refuse"] = ""; });
+    CHECK(r.where == at + "/refuse");
+    // The first row a node matches decides: a refusing one stops the plan at that node (exit 4).
+    const std::string k = "kernels/cuda-generic.json";
+    r = refusal(k, [](OJson& d) {
+        d["table"].insert(d["table"].begin(), OJson{{"op", "rms_norm"}, {"kernel", nullptr}, {"rule", "no_norm"}, {"refuse", "no norm kernel here"}});
+    });
+    CHECK(r.where == k + ": /table/0/refuse");
+    CHECK_THAT(r.message, Catch::StartsWith("engine 'vllm' does not run 'l0.attn.input_norm' (rms_norm, weight none, activation bf16)") &&
+                              Catch::EndsWith(": no norm kernel here"));
+}
+
 TEST_CASE("data files: a corrupt recipe is refused where it is wrong", "[data][files]") {
     const std::string f = "recipes/fp8-dynamic.json";
     auto r = refusal(f, [](OJson& d) {

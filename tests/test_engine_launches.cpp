@@ -2,9 +2,10 @@
 // says (planner/data/engines/<engine>.json and the kernels/ and fusion/ files it reads cite them):
 // Llama-3.1-8B's layer 1 at one token on an H100 with vLLM, SGLang and TensorRT-LLM in BF16 and
 // FP8 (per-token activations, per-channel weights), and with llama.cpp on a GB10 in Q8_0; the
-// routed-expert block of Qwen3-30B-A3B with vLLM and SGLang. Then every sample with every engine
-// of its target: the plan validates and its launches are the sum of its groups' kernels; and the
-// seed's 1,077 launches in 907 device groups.
+// routed-expert block of Qwen3-30B-A3B with vLLM, SGLang and TensorRT-LLM. Then every sample with
+// every engine of its target, and every sample at every arm kind with its default engine: the plan
+// validates and its launches are the sum of its groups' kernels; and the seed's 1,077 launches in
+// 907 device groups.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "planner/cost.hpp"
 #include "planner/plan.hpp"
 #include "schema/stats.hpp"
 #include "schema/validator.hpp"
@@ -41,6 +43,25 @@ Blueprint plan_of(const std::string& model, const std::string& engine, const std
     INFO((p ? std::string() : p.error().text()));
     REQUIRE(p.ok());
     return std::move(p->blueprint);
+}
+
+// Every sample model (samples/<name>/config.json; samples/quantized holds checkpoints' configs), by name.
+std::vector<std::string> sample_models() {
+    std::vector<std::string> models;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(KBP_SOURCE_DIR) + "/samples"))
+        if (entry.is_directory() && entry.path().filename() != "quantized" && std::filesystem::exists(entry.path() / "config.json"))
+            models.push_back(entry.path().filename().string());
+    std::sort(models.begin(), models.end());
+    return models;
+}
+
+// The launches a plan's device groups make, counted from the groups themselves: each kernel a
+// group lists is one launch, a host step none (kbp-graph/v2's `kernels`).
+std::int64_t kernels_listed(const Blueprint& b) {
+    std::int64_t sum = 0;
+    for (const auto& g : b.groups)
+        if (g.where.id != kbp::schema::WhereId::host) sum += static_cast<std::int64_t>(g.kernels.size());
+    return sum;
 }
 
 // The kernels the groups holding layer `layer`'s nodes launch, in the plan's order; with a block
@@ -215,12 +236,65 @@ TEST_CASE("Qwen3-30B-A3B's MoE block: vLLM 8 / 10 launches, SGLang 7 / 9", "[eng
           });
 }
 
+TEST_CASE("TensorRT-LLM (PyTorch backend): Qwen3-30B-A3B's MoE block launches 8 kernels in BF16 and 10 in per-tensor FP8", "[engines][launches]") {
+    const auto moe_only = [](std::vector<std::string> v) {
+        v.erase(v.begin());  // the residual add + post_attention_layernorm that opens the block
+        return v;
+    };
+    // CutlassFusedMoE, the default MoE backend on Hopper (_torch/modules/fused_moe/create_moe.py).
+    CHECK(moe_only(launches_in(plan_of("qwen3-30b-a3b", "trtllm", "bf16"), 1, "moe")) == std::vector<std::string>{
+              "gemv::dense_gemv_bf16",                           // gate: Qwen3Gate.forward, cublas_mm with bf16 logits (_torch/models/modeling_qwen3_moe.py)
+              "trtllm::renorm_moe_routing",                      // RenormalizeMoeRoutingMethod.apply: renorm_moe_routing_op (fused_moe/routing.py)
+              "trtllm_moe::build_expert_maps_sort_first_token",  // torch.ops.trtllm.fused_moe -> CutlassMoeFCRunner::runMoe: fusedBuildExpertMapsSortFirstToken (moe_gemm/moe_kernels.cu)
+              "trtllm_moe::expand_input_rows",                   // expandInputRowsKernel: each token's row to its top-k slots, in expert order
+              "trtllm_moe::compute_strides_tma_ws",              // computeStridesTmaWarpSpecializedKernel: FC2's tactic is a Hopper TMA one
+              "trtllm_moe::fused_moe_sm80_bf16",                 // FC1 over w3_w1 with the SwiGLU in its epilogue (gemm1: use_ampere_activation_fusion)
+              "trtllm_moe::memset_final_output",                 // gemm2: cudaMemsetAsync of the output, which FC2 accumulates into
+              "trtllm_moe::moe_gemm_tma_ws_finalize_bf16",       // FC2 over w2, the router-weighted finalize in its epilogue: no finalizeMoeRoutingKernel
+          });
+    // QuantAlgo.FP8: E4M3 experts and inputs, one scale each (FP8QDQFusedMoEMethod).
+    CHECK(moe_only(launches_in(plan_of("qwen3-30b-a3b", "trtllm", "fp8-static"), 1, "moe")) == std::vector<std::string>{
+              "gemv::dense_gemv_bf16",                           //
+              "trtllm::renorm_moe_routing",                      //
+              "trtllm::static_quantize_e4m3_per_tensor",         // CutlassFusedMoE.forward_chunk: has_fp8_qdq, before fused_moe (fused_moe_cutlass.py)
+              "trtllm_moe::build_expert_maps_sort_first_token",  //
+              "trtllm_moe::expand_input_rows",                   // copies the FP8 rows
+              "trtllm_moe::compute_strides_tma_ws",              //
+              "trtllm_moe::moe_gemm_tma_ws_fp8",                 // FC1: no fused SwiGLU with FP8 (isFusedGatedActivation needs !use_fp8, moe_gemm_template_dispatch.h)
+              "trtllm_moe::do_activation",                       // doActivation: SwiGLU, then x fc2_quant to E4M3: FC2's input quantizer
+              "trtllm_moe::memset_final_output",                 //
+              "trtllm_moe::moe_gemm_tma_ws_finalize_fp8",        //
+          });
+    // FP8 with per-channel weights and per-token activations: CutlassFusedMoE has no method for
+    // it (_get_quant_method raises), so kbp refuses it rather than plan kernels TensorRT-LLM lacks.
+    auto refused = try_plan(sample("qwen3-30b-a3b"), "trtllm", "fp8-dynamic", "h100");
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().code == kbp::ErrorCode::unsupported);
+    CHECK_THAT(refused.error().where, Catch::StartsWith("embedded:kernels/trtllm.json: /table/") && Catch::EndsWith("/refuse"));
+    CHECK_THAT(refused.error().message, Catch::Contains("does not run 'l0.moe.experts_gate_up' (expert_gate_up, weight fp8/channel") &&
+                                            Catch::Contains("FP8_PER_CHANNEL_PER_TOKEN"));
+    // A dense model in the same recipe is TensorRT-LLM's FP8 rowwise path, still planned.
+    CHECK(try_plan(sample("llama-3.1-8b"), "trtllm", "fp8-dynamic", "h100").ok());
+    // Past 256 tokens runMoe sorts the expert maps in three kernels (threeStepBuildExpertMapsSortFirstToken).
+    kbp::planner::PlanRequest prefill;
+    prefill.config_path = sample("qwen3-30b-a3b");
+    prefill.engine = "trtllm";
+    prefill.recipe = "bf16";
+    prefill.target = "h100";
+    prefill.arm = "prefill";
+    prefill.rows = 512;
+    prefill.command = "kbp plan (test)";
+    auto long_prompt = kbp::planner::make_plan(prefill);
+    REQUIRE(long_prompt.ok());
+    const auto launches = moe_only(launches_in(long_prompt->blueprint, 1, "moe"));
+    REQUIRE(launches.size() == 10);
+    CHECK(std::vector<std::string>(launches.begin() + 2, launches.begin() + 5) ==
+          std::vector<std::string>{"trtllm_moe::block_expert_prefix_sum", "trtllm_moe::global_expert_prefix_sum",
+                                   "trtllm_moe::merge_expert_prefix_sum"});
+}
+
 TEST_CASE("Every sample with every engine of its target: a valid plan whose launches are its groups' kernels", "[engines][launches]") {
-    std::vector<std::string> models;
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(KBP_SOURCE_DIR) + "/samples"))
-        if (entry.is_directory() && entry.path().filename() != "quantized" && std::filesystem::exists(entry.path() / "config.json"))
-            models.push_back(entry.path().filename().string());
-    std::sort(models.begin(), models.end());
+    const std::vector<std::string> models = sample_models();
     REQUIRE(models.size() >= 30);
     struct Arm {
         std::string engine, recipe, target;
@@ -244,11 +318,70 @@ TEST_CASE("Every sample with every engine of its target: a valid plan whose laun
             ++planned;
             const Blueprint& b = p->blueprint;
             CHECK(kbp::schema::validate(b).empty());
-            std::int64_t sum = 0;
-            for (const auto& g : b.groups) sum += kbp::schema::launches_of(g);
-            CHECK(kbp::schema::compute_stats(b).launches == sum);
+            CHECK(kbp::schema::compute_stats(b).launches == kernels_listed(b));
         }
     CHECK(planned >= 3 * (models.size() - 1) + 1);  // vLLM, SGLang and TensorRT-LLM plan every other sample
+}
+
+TEST_CASE("Every sample at every arm kind with its default engine: a valid plan whose launches are its groups' kernels", "[engines][launches][arms]") {
+    const std::vector<std::string> models = sample_models();
+    REQUIRE(models.size() >= 30);
+    // One row count per arm kind of `kbp plan --help` (multi_seq also at its largest, 128), and
+    // prefill, which `--arms all` leaves out. `--arms all`'s 17 arms differ from these only in
+    // multi_seq's and verify's row counts. Planning, validating and costing every sample at these
+    // six takes 3.1 s in Release; at all 17 and prefill it took 9.9 s. The other row counts choose
+    // other kernel rows only in the seed's GLM tables (glm5_next-gb10: batch tiers 2, 2-8, 9-16,
+    // 17-32, 33-64), so GLM-5.3-Flash, with the seed's engine, is planned at all 17 arms too
+    // (0.4 s more).
+    struct Arm {
+        std::string arm;
+        std::int64_t rows;
+    };
+    const std::vector<Arm> kinds{{"decode", 1}, {"draft", 1}, {"verify", 4}, {"multi_seq", 8}, {"multi_seq", 128}, {"prefill", 512}};
+    std::vector<Arm> every = kinds;
+    for (const auto& a : kbp::planner::standard_arms())
+        if (std::none_of(every.begin(), every.end(), [&](const Arm& k) { return k.arm == a.arm && k.rows == a.rows; }))
+            every.push_back({a.arm, a.rows});
+    REQUIRE(every.size() == kinds.size() + 12);  // --arms all's 17, 5 of them among the kinds
+    auto planner = kbp::planner::Planner::load(std::nullopt);  // the catalog read once for all ~200 plans
+    REQUIRE(planner.ok());
+    std::size_t planned = 0, refused = 0;
+    std::size_t tried = 0;
+    for (const auto& model : models)
+        for (const auto& arm : model == "glm-5.3-flash" ? every : kinds) {
+            INFO(model << " at " << arm.arm << " " << arm.rows);
+            ++tried;
+            kbp::planner::PlanRequest r;  // no target, recipe or engine: the config's, else the defaults
+            r.config_path = sample(model);
+            r.arm = arm.arm;
+            r.rows = arm.rows;
+            r.command = "kbp plan (test)";
+            auto p = planner->plan(r);
+            if (!p) {
+                // Only a target whose `arms` leave the arm out (Chimera's qc-u compiles one token
+                // per pass) may refuse it, and never decode.
+                INFO(p.error().text());
+                CHECK(arm.arm != "decode");
+                CHECK(p.error().where == "--arm");
+                CHECK_THAT(p.error().message, Catch::EndsWith(": /arms)"));
+                ++refused;
+                continue;
+            }
+            ++planned;
+            const Blueprint& b = p->blueprint;
+            CHECK(kbp::schema::validate(b).empty());
+            const std::int64_t listed = kernels_listed(b);
+            CHECK(listed > 0);
+            CHECK(kbp::schema::compute_stats(b).launches == listed);
+            // The cost charges a launch per kernel: its step total is the same count.
+            auto cost = kbp::planner::estimate_cost(planner->catalog(), b, kbp::planner::CostOptions{});
+            INFO((cost ? std::string() : cost.error().text()));
+            REQUIRE(cost.ok());
+            CHECK(cost->total.launches == listed);
+        }
+    CHECK(planned + refused == tried);
+    CHECK(tried == models.size() * kinds.size() + every.size() - kinds.size());
+    CHECK(refused <= kinds.size() - 1);  // sarashina2.2-3b on qc-u plans its decode arm only
 }
 
 TEST_CASE("The seed plan launches 1,077 kernels in 907 device groups", "[engines][launches]") {
