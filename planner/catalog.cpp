@@ -157,7 +157,8 @@ Result<const DataFile*> Catalog::file(const std::string& kind, const std::string
     static const std::map<std::string, schema::FileKind> expected{
         {"configs", schema::FileKind::model_config}, {"ranges", schema::FileKind::ranges},   {"recipes", schema::FileKind::recipe},
         {"targets", schema::FileKind::target},       {"kernels", schema::FileKind::kernels}, {"fusion", schema::FileKind::fusion},
-        {"ops", schema::FileKind::ops},              {"architectures", schema::FileKind::architecture}};
+        {"ops", schema::FileKind::ops},              {"architectures", schema::FileKind::architecture},
+        {"sensitivity", schema::FileKind::sensitivity}};
     if (auto it = expected.find(kind); it != expected.end())
         if (auto what = schema::wrong_kind(*text, it->second); !what.empty()) return make_error(ErrorCode::invalid_input, path + ": /", what);
     auto json = parse(*text, path);

@@ -33,6 +33,7 @@ FileKind file_kind(std::string_view text) {
         const auto& name = s->get_ref<const std::string&>();
         if (name == "kbp-graph/v2") return FileKind::plan;
         if (name == "kbp-ranges/v1") return FileKind::ranges;
+        if (name == "kbp-sensitivity/v1") return FileKind::sensitivity;
         if (name == "kbp-view/v1") return FileKind::view;
         if (name == "kbp-diff/v1") return FileKind::diff;
         if (name.rfind("kbp-stage", 0) == 0 || name.rfind("kbp-build-knobs", 0) == 0) return FileKind::stage;
@@ -53,6 +54,7 @@ std::string describe(FileKind kind) {
         case FileKind::plan: return "a kbp plan (kbp-graph/v2)";
         case FileKind::model_config: return "a model config (config.json with model_type)";
         case FileKind::ranges: return "a ranges file (kbp-ranges/v1)";
+        case FileKind::sensitivity: return "a sensitivity file (kbp-sensitivity/v1)";
         case FileKind::view: return "a view (kbp-view/v1, from kbp export json)";
         case FileKind::diff: return "a plan diff (kbp-diff/v1, from kbp diff --json)";
         case FileKind::stage: return "a compile stage's file (from kbp export stage)";
