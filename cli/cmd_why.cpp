@@ -90,6 +90,13 @@ int run_why(int argc, char** argv) {
             start = space + 1;
         }
     }
+    if (const auto* chosen = b->provenance ? b->provenance->planner_header.find("node_formats") : nullptr; chosen && chosen->is_object())
+        for (const auto& [id, f] : chosen->object()) {
+            planner::NodeFormats formats;
+            for (auto [key, into] : {std::pair{"weight", &formats.weight}, {"activation", &formats.activation}, {"why", &formats.why}})
+                if (const auto* v = f.find(key); v && v->is_string()) *into = v->string();
+            r.node_formats.emplace(id, std::move(formats));
+        }
     auto text = planner::why_node(r, args->positional[1], files);
     if (!text) return report(text.error());
     std::cout << *text;

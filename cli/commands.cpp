@@ -6,7 +6,7 @@
 namespace kbp::cli {
 namespace {
 
-const std::array<Command, 13> table{{
+const std::array<Command, 14> table{{
     {"plan", "plan a model's inference as kernels",
      "usage: kbp plan CONFIG [--arm MODE] [--rows N] [--target NAME|FILE] [--recipe NAME|FILE] [--engine NAME]\n"
      "                [--set key=value]... [--ranges FILE] [--tp N] [--catalog DIR] [-o OUT] [--compact] [-v]\n"
@@ -112,6 +112,30 @@ const std::array<Command, 13> table{{
      "--catalog DIR (or a copy in\n"
      "planner/data/calibrations/) makes kbp stats --cost apply.\n",
      run_calibrate},
+    {"tune", "choose each module's format by what it costs on the device, within a budget",
+     "usage: kbp tune CONFIG --candidates R1,R2,... --budget KIND=VALUE -o PLAN [--recipe BASE] [--target T]\n"
+     "                [--arm A] [--rows N] [--engine E] [--tp N] [--context C] [--set k=v]... [--sensitivity FILE]\n"
+     "                [--objective time|memory|sensitivity] [--frontier OUT.json] [--json] [--catalog DIR]\n\n"
+     "Plans the model with the base recipe (--recipe, default bf16) and once with each candidate recipe,\n"
+     "prices every decision unit in each (the modules an engine runs as one: a layer's q/k/v, its\n"
+     "gate/up, o_proj, down_proj, its routed experts, a shared expert, lm_head; routers, norms and the\n"
+     "embedding stay at the base) by the kernel groups it owns at kbp's calibrated cost, and chooses\n"
+     "one option per unit that minimises the objective (default: the step time) within the budget:\n"
+     "memory=40GB (weights and state at --context, default 4096, as the memory fit counts them),\n"
+     "effective_bits=4.8 (ModelOpt's: bits per weight over the units' parameters), sensitivity=X\n"
+     "(the chosen options' scores summed) or tokens_s=N. The search is exact over Pareto fronts (it\n"
+     "says so, or the gap to optimal when it had to thin them). Every candidate plan keeps the base's\n"
+     "KV cache format; a candidate the target cannot plan is said and skipped, as is an option with\n"
+     "no kernel for a unit at the arm's rows.\n\n"
+     "--sensitivity FILE (kbp-sensitivity/v1: Hugging Face module -> candidate or format -> score)\n"
+     "scores the options; modules it does not name stay at the base. Without it, llama.cpp's\n"
+     "use_more_bits layer rule is the prior (a heuristic, said on the output).\n\n"
+     "Writes the tuned plan to -o (an ordinary plan: each moved node's formats and why, the budget,\n"
+     "the chosen point and the sensitivity file's digest under provenance.planner_header.tune) and\n"
+     "prints the base, estimated and planned figures, the frontier and the units that moved (--json:\n"
+     "kbp-frontier/v1, also written by --frontier). A budget no choice meets is exit 2, naming the\n"
+     "least any choice reaches.\n",
+     run_tune},
     {"fmt", "rewrite a blueprint canonically",
      "usage: kbp fmt FILE [-o OUT] [--compact] [--force]\n\n"
      "Writes FILE in canonical form: members in the format's order, 2-space indentation (or one\n"

@@ -31,6 +31,7 @@ int run_render(int argc, char** argv);
 int run_diff(int argc, char** argv);
 int run_view(int argc, char** argv);
 int run_calibrate(int argc, char** argv);
+int run_tune(int argc, char** argv);
 
 // The subcommand table, in the order `kbp --help` lists it.
 std::span<const Command> commands();

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "planner/passes.hpp"
+#include "schema/names.hpp"
 
 namespace kbp::planner {
 namespace {
@@ -135,6 +136,7 @@ Status assign_precision(Ir& ir) {
         return make_error(ErrorCode::invalid_input, where, "no tier serves " + std::to_string(ir.rows) + " rows");
     };
 
+    std::size_t overridden = 0;
     for (std::size_t index = 0; index < ir.nodes.size(); ++index) {
         IrNode& n = ir.nodes[index];
         auto& p = n.node.precision;
@@ -205,12 +207,32 @@ Status assign_precision(Ir& ir) {
             p.output = std::vector<schema::Format>{replace_float(schema::Format::parse(out))};
             n.why.recipe = last;
         }
+        if (auto given = ir.request.node_formats.find(n.node.id); given != ir.request.node_formats.end()) {
+            // The caller's choice for this node (kbp tune), over the recipe's or the checkpoint's.
+            const std::string where = "node_formats/" + n.node.id;
+            if (!n.weighted)
+                return make_error(ErrorCode::invalid_input, where, "'" + n.node.id + "' has no weight whose format could be chosen");
+            if (auto s = check_format(given->second.weight, where + "/weight", "", Role::weight); !s) return s;
+            if (auto s = check_format(given->second.activation, where + "/activation"); !s) return s;
+            p.weight = schema::Format::parse(given->second.weight);
+            p.activation = schema::Format::parse(given->second.activation);
+            n.why.recipe = given->second.why.empty() ? where : given->second.why;
+            ++overridden;
+        }
         for (std::size_t o = 0; o < n.outputs.size(); ++o) {
             if (!p.output || o >= p.output->size())
                 return make_error(ErrorCode::invalid_input, ir.architecture->origin + ": /blocks/" + n.block,
                                   "'" + n.local + "' has " + std::to_string(n.outputs.size()) + " outputs but fewer output formats");
             n.outputs[o].format = (*p.output)[o];
         }
+    }
+    if (overridden < ir.request.node_formats.size()) {
+        std::vector<std::string> ids;
+        for (const auto& n : ir.nodes) ids.push_back(n.node.id);
+        for (const auto& [id, formats] : ir.request.node_formats)
+            if (std::find(ids.begin(), ids.end(), id) == ids.end())
+                return make_error(ErrorCode::invalid_input, "node_formats/" + id,
+                                  "this model has no node '" + id + "'" + schema::name_hint(id, ids, "nodes"));
     }
     // An entry for an op this model never has (the experts of a recipe shared with MoE models, on
     // a dense one, or on a dense Nemotron-H whose architecture lays MoE layers out for others) is

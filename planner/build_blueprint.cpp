@@ -279,6 +279,13 @@ Result<schema::Blueprint> build_blueprint(Ir& ir) {
     for (const auto& [k, v] : ir.settings) settings += (settings.empty() ? "" : " ") + k + "=" + v;
     header.emplace_back("settings", settings);
     header.emplace_back("stage", stage_record(ir));
+    if (!ir.request.node_formats.empty()) {
+        // The per-node choices that replaced the recipe's (kbp tune): a replay passes them again.
+        schema::JsonObject chosen;
+        for (const auto& [id, f] : ir.request.node_formats)
+            chosen.emplace_back(id, schema::JsonObject{{"weight", f.weight}, {"activation", f.activation}, {"why", f.why}});
+        header.emplace_back("node_formats", std::move(chosen));
+    }
     pv.planner_header = schema::JsonValue(std::move(header));
     pv.commands = {ir.request.command};
     std::string lineage;

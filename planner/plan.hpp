@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -30,6 +31,14 @@
 
 namespace kbp::planner {
 
+// One node's formats given by the caller instead of the recipe's (kbp tune's per-module choice):
+// the weight and activation format names, and why (what `kbp why` prints as the deciding entry).
+struct NodeFormats {
+    std::string weight, activation;
+    std::string why;
+    bool operator==(const NodeFormats&) const = default;
+};
+
 struct PlanRequest {
     std::string config_path;
     std::string arm = "decode";
@@ -40,6 +49,10 @@ struct PlanRequest {
     std::optional<std::string> ranges;  // calibrated ranges (kbp-ranges/v1) for FixedPoint32 formats
     std::vector<std::pair<std::string, std::string>> settings;  // --set key=value
     std::int64_t tp = 1;  // tensor parallelism: devices the heads and MLP widths split over (tensor_parallel.hpp)
+    // Per node id ("l3.mlp.down"), formats that replace the recipe's for that weighted node; the
+    // plan records them (planner_header.node_formats) so a replay makes the same plan. A node id
+    // the model lacks is refused.
+    std::map<std::string, NodeFormats> node_formats;
     std::optional<std::string> catalog_dir;  // read by make_plan and why_node; a Planner has its catalog
     std::string command;  // the command line, for provenance
 };
