@@ -140,6 +140,11 @@ TEST_CASE("tune: the choice costs the brute-force optimum of every assignment fo
             ++tried;
             CHECK(r->planned.time_us == Approx(best).epsilon(1e-9));
             CHECK(r->estimated.time_us == Approx(r->planned.time_us).epsilon(1e-9));
+            // The bits-only allocation spends no more bits than the choice; within a bits budget the
+            // choice, optimal for time, is never slower than it.
+            REQUIRE(r->bits_only);
+            CHECK(r->bits_only->effective_bits <= r->estimated.effective_bits + 1e-9);
+            if (kind == tune::Measure::effective_bits) CHECK(r->planned.time_us <= r->bits_only->time_us * (1 + 1e-9));
             // No frontier point is dominated by another.
             for (const auto& a : r->frontier)
                 for (const auto& c : r->frontier) {

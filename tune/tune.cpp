@@ -174,6 +174,44 @@ std::vector<UnitOption> price_units(const std::vector<Unit>& units, const Priced
     return options;
 }
 
+// Bits-only: every unit at its option of most bits, then lowered one option at a time, always
+// the move that costs the least score per bit saved, until the bits fit `bit_budget` (bits x
+// parameters over the units). Never looks at time.
+std::vector<int> bits_only_allocation(const std::vector<TunedUnit>& units, double bit_budget) {
+    std::vector<std::vector<int>> order(units.size());  // available options, most bits first
+    std::vector<std::size_t> at(units.size(), 0);
+    double bits = 0;
+    for (std::size_t u = 0; u < units.size(); ++u) {
+        for (std::size_t o = 0; o < units[u].options.size(); ++o)
+            if (units[u].options[o].available) order[u].push_back(static_cast<int>(o));
+        std::stable_sort(order[u].begin(), order[u].end(), [&](int a, int b) {
+            return units[u].options[static_cast<std::size_t>(a)].stored_bytes > units[u].options[static_cast<std::size_t>(b)].stored_bytes;
+        });
+        bits += units[u].options[static_cast<std::size_t>(order[u][0])].stored_bytes * 8;
+    }
+    while (bits > bit_budget * (1 + 1e-12)) {
+        double best = INFINITY;
+        std::size_t pick = units.size();
+        for (std::size_t u = 0; u < units.size(); ++u) {
+            if (at[u] + 1 >= order[u].size()) continue;
+            const auto& from = units[u].options[static_cast<std::size_t>(order[u][at[u]])];
+            const auto& to = units[u].options[static_cast<std::size_t>(order[u][at[u] + 1])];
+            const double saved = (from.stored_bytes - to.stored_bytes) * 8;
+            if (saved <= 0) continue;
+            const double rate = (to.score - from.score) / saved;
+            if (rate < best) best = rate, pick = u;
+        }
+        if (pick == units.size()) break;
+        const auto& from = units[pick].options[static_cast<std::size_t>(order[pick][at[pick]])];
+        const auto& to = units[pick].options[static_cast<std::size_t>(order[pick][at[pick] + 1])];
+        bits -= (from.stored_bytes - to.stored_bytes) * 8;
+        ++at[pick];
+    }
+    std::vector<int> pick(units.size());
+    for (std::size_t u = 0; u < units.size(); ++u) pick[u] = order[u][at[u]];
+    return pick;
+}
+
 std::string with_unit(double v, Measure m) {
     char s[64];
     switch (m) {
@@ -412,9 +450,9 @@ Result<TuneResult> tune(const planner::Planner& planner, const TuneRequest& requ
     // The tuned plan: each unit that moved from the base takes its candidate's node formats.
     planner::PlanRequest tuned = base_request;
     tuned.settings = settings;
+    for (std::size_t u = 0; u < result.units.size(); ++u) result.units[u].chosen = solution.best.pick[u];
     for (std::size_t u = 0; u < result.units.size(); ++u) {
         TunedUnit& t = result.units[u];
-        t.chosen = solution.best.pick[u];
         if (t.chosen == 0) continue;
         const UnitOption& o = t.options[static_cast<std::size_t>(t.chosen)];
         char why[512];
@@ -429,6 +467,22 @@ Result<TuneResult> tune(const planner::Planner& planner, const TuneRequest& requ
     auto plan = planner.plan(tuned);
     if (!plan) return plan.error();
     ++result.plans_made;
+
+    // The bits-only allocation at the same effective bits, planned for the comparison.
+    result.bits_only_pick = bits_only_allocation(result.units, result.estimated.effective_bits * unit_params);
+    {
+        planner::PlanRequest r = base_request;
+        r.settings = settings;
+        for (std::size_t u = 0; u < result.units.size(); ++u)
+            for (const auto& [id, formats] : result.units[u].options[static_cast<std::size_t>(result.bits_only_pick[u])].formats)
+                if (result.bits_only_pick[u] != 0) r.node_formats[id] = formats;
+        auto other = price(r);
+        if (!other) return other.error();
+        Figures f = figures_of_pick(result.bits_only_pick);
+        f.time_us = other->cost.total.time_us;
+        f.tokens_s = f.time_us > 0 ? static_cast<double>(rows) * 1e6 / f.time_us : 0;
+        result.bits_only = f;
+    }
     auto cost = planner::estimate_cost(planner.catalog(), plan->blueprint, cost_options);
     if (!cost) return cost.error();
     result.planned = figures_of(*cost, rows);
@@ -487,6 +541,14 @@ std::string tune_text(const TuneResult& r, std::size_t frontier_rows) {
     row("planned", r.planned);
     add("  the planned step differs from the estimate by %+.2f%% (what no unit owns, priced once in the base plan)\n",
         r.estimated.time_us > 0 ? (r.planned.time_us / r.estimated.time_us - 1) * 100 : 0.0);
+    if (r.bits_only) {
+        row("bits-only", *r.bits_only);
+        std::size_t differ = 0;
+        for (std::size_t u = 0; u < r.units.size(); ++u) differ += r.units[u].chosen != r.bits_only_pick[u];
+        add("  bits-only: the same effective bits allocated by score per bit alone (ModelOpt's ranking; with the prior, llama.cpp's layer rule), planned: "
+            "kbp tune's choice runs %.2fx its tokens/s; %zu of %zu units differ\n",
+            r.bits_only->tokens_s > 0 ? r.planned.tokens_s / r.bits_only->tokens_s : 0.0, differ, r.units.size());
+    }
     if (r.thinned) add("  search: fronts thinned; the choice is within %.4g (%s) of optimal\n", r.gap, std::string(measure_name(r.objective)).c_str());
     else out += "  search: exact (every Pareto point kept)\n";
     add("frontier: %zu Pareto points of (%s, %s)\n", r.frontier.size(), std::string(measure_name(r.objective)).c_str(),
@@ -535,6 +597,7 @@ std::string frontier_json(const TuneResult& r) {
         return std::string(s);
     };
     out += "  \"base\": " + point(r.base) + ",\n  \"chosen\": " + point(r.estimated) + ",\n  \"planned\": " + point(r.planned) + ",\n";
+    if (r.bits_only) out += "  \"bits_only\": " + point(*r.bits_only) + ",\n";
     out += "  \"points\": [\n";
     for (std::size_t i = 0; i < r.frontier.size(); ++i) out += "    " + point(r.frontier[i]) + (i + 1 < r.frontier.size() ? ",\n" : "\n");
     out += "  ]\n}\n";

@@ -78,6 +78,11 @@ struct TuneResult {
     Figures estimated;                    // by the units' prices
     Figures planned;                      // of the tuned plan, costed whole
     Figures base;                         // the base recipe's plan
+    // A bits-only allocation at the tuned plan's effective bits, for comparison: units lowered
+    // greedily by the least score per bit saved (how ModelOpt's auto_quantize ranks; with the
+    // prior as the scores, llama.cpp's layer rule), then planned and costed whole.
+    std::optional<Figures> bits_only;
+    std::vector<int> bits_only_pick;
     std::vector<Figures> frontier;        // every Pareto point of (objective, budget measure)
     double gap = 0;                       // objective units: how far from optimal at most
     bool thinned = false;
