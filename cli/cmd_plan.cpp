@@ -9,7 +9,10 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/plan_request.hpp"
+#include "planner/cost.hpp"
 #include "planner/plan.hpp"
+#include "schema/numbers.hpp"
+#include "schema/stats.hpp"
 #include "schema/file_io.hpp"
 #include "schema/names.hpp"
 #include "schema/validator.hpp"
@@ -24,6 +27,28 @@ const std::vector<OptionSpec> plan_options{
     {"--ranges", "", true},  {"--tp", "", true},        {"--engine", "", true},
     {"--compact", ""},       {"--quiet", "-q"},          {"--verbose", "-v"},
 };
+
+// What `kbp plan CONFIG` says on a terminal when no -o names where the plan goes: a few lines, not
+// tens of thousands of JSON (Llama-3.1-8B's plan is 32,399 lines).
+void print_summary(const schema::Blueprint& b, const planner::Planner& planner) {
+    const auto stats = schema::compute_stats(b);
+    const auto* header = b.provenance ? &b.provenance->planner_header : nullptr;
+    auto header_text = [&](const char* key) -> std::string {
+        const auto* v = header ? header->find(key) : nullptr;
+        return v && v->is_string() ? v->string() : std::string("?");
+    };
+    std::cout << "plan: " << header_text("architecture") << ", recipe " << header_text("recipe") << ", target " << header_text("target")
+              << ", engine " << header_text("engine") << "; " << b.arm.mode.name() << ", " << b.arm.rows << (b.arm.rows == 1 ? " row" : " rows") << "\n";
+    std::cout << "  " << stats.layers << " layers, " << schema::with_commas(stats.nodes) << " ops, " << schema::with_commas(stats.groups)
+              << " groups launching " << schema::with_commas(stats.launches) << " kernels, " << stats.quant_points << " quantization points\n";
+    if (auto cost = planner::estimate_cost(planner.catalog(), b, planner::CostOptions{}); cost) {
+        char line[256];
+        std::snprintf(line, sizeof line, "  weights %.2f GB; a step %.1f us at 4096 tokens of context -> %.1f tokens/s\n", cost->stored_weight_bytes / 1e9,
+                      cost->total.time_us, cost->tokens_per_s);
+        std::cout << line;
+    }
+    std::cout << "the plan itself is JSON: -o FILE writes it, -o - prints it here ('kbp stats FILE' and 'kbp view FILE' read it)\n";
+}
 
 // Plans one arm, validates the result, writes it; returns the exit code. `chosen` (if given)
 // gets what the request left to defaults.
@@ -68,6 +93,16 @@ int run_plan(int argc, char** argv) {
     if (!arms_value) {
         auto planner = load_planner();
         if (!planner) return report(planner.error());
+        if (!args->value("--output") && isatty(STDOUT_FILENO)) {
+            auto plan = planner->plan(*request);
+            if (!plan) return report(plan.error());
+            if (!quiet) {
+                if (!plan->defaults_chosen.empty()) std::cerr << "kbp plan: " << plan->defaults_chosen << "\n";
+                for (const auto& w : plan->warnings) warn(w);
+            }
+            print_summary(plan->blueprint, *planner);
+            return 0;
+        }
         return plan_one(*planner, *request, args->value("--output").value_or("-"), compact, quiet, args->flag("--verbose"));
     }
 

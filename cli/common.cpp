@@ -49,14 +49,6 @@ std::optional<std::pair<std::string, std::string>> setting_of(const std::string&
     return std::make_pair(kv.substr(0, eq), kv.substr(eq + 1));
 }
 
-Error as_plan_error(const Error& error, const std::string& file) {
-    if (file == "-") return error;
-    auto text = read_file(file);
-    if (!text) return error;
-    if (auto what = schema::wrong_kind(*text, schema::FileKind::plan); !what.empty()) return make_error(ErrorCode::invalid_input, file + ": /", what);
-    return error;
-}
-
 std::optional<schema::Blueprint> load_valid(const std::string& file, int& exit_code, std::size_t max_problems) {
     auto b = schema::load_blueprint(file);
     if (!b) {

@@ -8,6 +8,7 @@
 #include "cli/args.hpp"
 #include "schema/blueprint.hpp"
 #include "schema/diagnostic.hpp"
+#include "schema/file_kind.hpp"
 
 namespace kbp::cli {
 
@@ -24,7 +25,7 @@ std::optional<std::pair<std::string, std::string>> setting_of(const std::string&
 
 // `error` from reading FILE as a plan, or, when FILE is clearly another kind of file (a model
 // config, YAML, ...), an error that says so.
-Error as_plan_error(const Error& error, const std::string& file);
+using schema::as_plan_error;
 
 // Loads FILE and requires it to validate; prints what is wrong. nullopt + exit code on failure.
 std::optional<schema::Blueprint> load_valid(const std::string& file, int& exit_code, std::size_t max_problems = 20);

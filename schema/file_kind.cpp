@@ -2,6 +2,8 @@
 
 #include <regex>
 
+#include "schema/file_io.hpp"
+
 #include <nlohmann/json.hpp>
 
 namespace kbp::schema {
@@ -78,6 +80,14 @@ std::string wrong_kind(std::string_view text, FileKind expected) {
     if (found == FileKind::model_config && expected == FileKind::plan) advice = ": plan it first with 'kbp plan CONFIG -o PLAN'";
     if (found == FileKind::plan && expected == FileKind::model_config) advice = ": kbp plan reads the model's config.json";
     return "this is " + describe(found) + ", not " + describe(expected) + advice;
+}
+
+Error as_plan_error(const Error& error, const std::string& file) {
+    if (file == "-") return error;
+    auto text = read_file(file);
+    if (!text) return error;
+    if (auto what = wrong_kind(*text, FileKind::plan); !what.empty()) return make_error(ErrorCode::invalid_input, file + ": /", what);
+    return error;
 }
 
 }  // namespace kbp::schema

@@ -4,6 +4,8 @@
 // expected kind lacks.
 #pragma once
 
+#include "schema/result.hpp"
+
 #include <string>
 #include <string_view>
 
@@ -34,5 +36,9 @@ std::string describe(FileKind kind);
 // When `text` is clearly of another kind than `expected`: "this is a kbp plan (kbp-graph/v2),
 // not a model config (model_type)" and what to do; "" otherwise.
 std::string wrong_kind(std::string_view text, FileKind expected);
+// A plan that did not load (`error`), said as the file being of another kind when it clearly
+// is one ("FILE: /: this is a model config ..."), else `error` unchanged: the CLI and the
+// viewer say the same of a config.json given as a plan.
+Error as_plan_error(const Error& error, const std::string& file);
 
 }  // namespace kbp::schema

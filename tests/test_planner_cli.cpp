@@ -85,3 +85,23 @@ TEST_CASE("cli: a --catalog folder with a broken file is refused naming the file
         CHECK_FALSE(fs::exists(out));
     }
 }
+
+TEST_CASE("planner cli: kbp plan to a terminal without -o prints a summary and says how to get the JSON", "[planner][cli]") {
+    test::TempDir dir;
+    // script(1) gives the command a terminal for standard output.
+    const std::string command = test::quote(KBP_CLI_PATH) + " plan " + test::quote(test::source_dir() + "/samples/llama-3.1-8b/config.json") + " --target h100";
+    const std::string out = dir.file("tty.txt");
+    int status = std::system(("script -qec " + test::quote(command) + " /dev/null >" + test::quote(out) + " 2>&1").c_str());
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    const std::string text = test::slurp(out);
+    INFO(text);
+    CHECK_THAT(text, Catch::Contains("plan: llama, recipe fp8-dynamic, target h100, engine vllm; decode, 1 row") &&
+                         Catch::Contains("32 layers, 580 ops, 356 groups launching 356 kernels, 128 quantization points") &&
+                         Catch::Contains("-o FILE writes it, -o - prints it here"));
+    CHECK(text.size() < 1000);
+    // Into a pipe, the JSON as before.
+    auto piped = test::kbp_run(dir, "plan " + test::quote(test::source_dir() + "/samples/llama-3.1-8b/config.json") + " --target h100");
+    CHECK(piped.exit == 0);
+    CHECK(piped.out.rfind("{", 0) == 0);
+}

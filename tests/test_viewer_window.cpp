@@ -121,6 +121,36 @@ TEST_CASE("viewer window: expanded, an op selected, its inspector shown", "[view
     CHECK(r.image.distinct() > 200);                         // text drawn anti-aliased
 }
 
+TEST_CASE("viewer window: --select of an op the plan lacks exits 2 with a hint and writes no screenshot", "[viewer][window]") {
+    test::TempDir dir;
+    const std::string png = dir.file("shot.png");
+    auto run = [&](const std::string& id) {
+        std::string cmd = "xvfb-run -a -n " + std::to_string(100 + getpid() % 800) + " " + quote(KBP_VIEW_PATH) + " " + seed() + " --select " + id +
+                          " --screenshot " + quote(png) + " >/dev/null 2>" + quote(dir.file("err.txt")) + " </dev/null";
+        int status = std::system(cmd.c_str());
+        return std::make_pair(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), test::slurp(dir.file("err.txt")));
+    };
+    auto [code, err] = run("l3.dsa.q_aa");
+    INFO(err);
+    CHECK(code == 2);
+    CHECK_FALSE(std::ifstream(png).good());  // no screenshot of something else
+    CHECK_THAT(err, Catch::Contains("kbp-view: error: --select: no op 'l3.dsa.q_aa' in") && Catch::Contains("(did you mean 'l3.dsa.q_a'?)"));
+    // A layer past the plan's last is said as such, not "corrected" to another layer.
+    auto [layer_code, layer_err] = run("l99.dsa.q_a");
+    CHECK(layer_code == 2);
+    CHECK_THAT(layer_err, Catch::Contains("no op 'l99.dsa.q_a'") && Catch::Contains("(the plan has ") && !Catch::Contains("did you mean"));
+}
+
+TEST_CASE("viewer window: a model config opened as a plan is named as the CLI names it", "[viewer][window]") {
+    test::TempDir dir;
+    auto r = view(dir, quote(test::source_dir() + "/samples/llama-3.1-8b/config.json"));
+    INFO(test::show(r.run));
+    REQUIRE(r.run.exit == 0);  // the window stays, showing the problem
+    REQUIRE(r.state["errors"].size() >= 1);
+    CHECK_THAT(r.state["errors"][0]["message"].get<std::string>(),
+               Catch::Contains("this is a model config (config.json with model_type), not a kbp plan (kbp-graph/v2): plan it first with 'kbp plan CONFIG -o PLAN'"));
+}
+
 TEST_CASE("viewer window: two arms show the diff's colours and counts", "[viewer][window][diff]") {
     test::TempDir dir;
     std::string config = quote(test::source_dir() + "/samples/glm-5.3-flash/config.json");

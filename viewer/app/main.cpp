@@ -87,6 +87,7 @@ private:
     ViewModel model_;
     app::Ui ui_;
     Clock::time_point started_;
+    std::optional<kbp::ErrorCode> startup_error_;  // a command-line action that could not be done
     bool started_actions_done_ = false;
     double first_frame_ms_ = -1, settled_ms_ = -1;
     std::string title_;
@@ -150,7 +151,12 @@ private:
             ui_.show_panel(app::Panel::find);
         }
         if (o_.select)
-            if (auto s = model_.select_id(*o_.select); !s) std::cerr << "kbp-view: --select: " << s.error().text() << "\n";
+            if (auto s = model_.select_id(*o_.select); !s) {
+                // A window stays open for the person to pick another; a headless run stops, exit 2,
+                // rather than write a screenshot of something else.
+                std::cerr << "kbp-view: error: " << s.error().text() << "\n";
+                startup_error_ = s.error().code;
+            }
         if (o_.zoom) {
             if (model_.selection().kind != SelectionKind::none) {
                 model_.set_zoom_level(*o_.zoom);  // the camera keeps following the selection
@@ -217,6 +223,7 @@ private:
 
     int headless() {
         if (!settle(120)) std::cerr << "kbp-view: warning: still loading or laying out after 120 s\n";
+        if (startup_error_) return kbp::exit_code(*startup_error_);
         for (int i = 0; i < o_.frames; ++i) {
             window_->poll(0);
             frame(true);

@@ -527,10 +527,10 @@ void Ui::diff_panel(ViewModel& model) {
         return;
     }
     const diff::PlanDiff* d = model.plan_diff();
-    ImGui::Text("a: %s (%s, %lld rows)", a->path().c_str(), std::string(a->plan().arm.mode.name()).c_str(),
-                static_cast<long long>(a->plan().arm.rows));
-    ImGui::Text("b: %s (%s, %lld rows)", b->path().c_str(), std::string(b->plan().arm.mode.name()).c_str(),
-                static_cast<long long>(b->plan().arm.rows));
+    ImGui::Text("a: %s (%s, %lld row%s)", a->path().c_str(), std::string(a->plan().arm.mode.name()).c_str(),
+                static_cast<long long>(a->plan().arm.rows), a->plan().arm.rows == 1 ? "" : "s");
+    ImGui::Text("b: %s (%s, %lld row%s)", b->path().c_str(), std::string(b->plan().arm.mode.name()).c_str(),
+                static_cast<long long>(b->plan().arm.rows), b->plan().arm.rows == 1 ? "" : "s");
     int side = model.shown_side();
     if (ImGui::RadioButton("show a", side == 0)) model.show_side(0);
     ImGui::SameLine();
@@ -642,8 +642,9 @@ void Ui::status(const ViewModel& model, float y, float width, const FrameFigures
     const Document* d = model.document(model.shown_side());
     if (d) {
         static const char* details[] = {"strips", "blobs", "boxes", "labels"};
-        ImGui::Text("%s  ·  %s, %lld rows  ·  %s ops in %zu layers  ·  zoom %.3f (%s)  ·  %zu canvas vertices  ·  %.1f ms",
+        ImGui::Text("%s  ·  %s, %lld row%s  ·  %s ops in %zu layers  ·  zoom %.3f (%s)  ·  %zu canvas vertices  ·  %.1f ms",
                     d->path().c_str(), std::string(d->plan().arm.mode.name()).c_str(), static_cast<long long>(d->plan().arm.rows),
+                    d->plan().arm.rows == 1 ? "" : "s",
                     exporters::grouped(static_cast<std::int64_t>(d->plan().nodes.size())).c_str(), d->plan().layers.size(),
                     model.scene() ? const_cast<ViewModel&>(model).camera().zoom : 0.0, details[static_cast<int>(stats_.detail)],
                     figures.canvas_vertices, status_ms);

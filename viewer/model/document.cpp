@@ -6,6 +6,7 @@
 
 #include "exporters/text.hpp"
 #include "exporters/view.hpp"
+#include "schema/file_kind.hpp"
 #include "schema/reader.hpp"
 #include "schema/validator.hpp"
 
@@ -184,6 +185,24 @@ std::int64_t Document::find_node(std::string_view id) const {
     return it != ids_.end() && it->first == id ? it->second : -1;
 }
 
+std::string Document::unknown_node(std::string_view id) const {
+    std::string text = "no op '" + std::string(id) + "' in " + path_;
+    // "l99.attn.q" in a plan of 36 layers: a layer number is not a spelling to correct.
+    if (id.size() > 1 && id[0] == 'l' && std::isdigit(static_cast<unsigned char>(id[1]))) {
+        std::int64_t layer = 0;
+        std::size_t i = 1;
+        for (; i < id.size() && std::isdigit(static_cast<unsigned char>(id[i])) && layer < 1'000'000'000; ++i) layer = layer * 10 + (id[i] - '0');
+        const auto layers = static_cast<std::int64_t>(plan_.layers.size());
+        if (i < id.size() && id[i] == '.' && layer >= layers)
+            return text + " (the plan has " + std::to_string(layers) + " layer" + (layers == 1 ? "" : "s") +
+                   (layers > 0 ? ": l0 to l" + std::to_string(layers - 1) : "") + ")";
+    }
+    std::vector<std::string> ids;
+    ids.reserve(ids_.size());
+    for (const auto& [name, index] : ids_) ids.push_back(name);
+    return text + schema::name_hint(id, ids, "ops");
+}
+
 std::int32_t Document::instance_of_layer(std::int64_t layer) const {
     for (std::size_t i = 0; i < instances_.size(); ++i)
         if (instances_[i].layer == layer) return static_cast<std::int32_t>(i);
@@ -201,7 +220,8 @@ Loaded load_document(const std::string& path, std::size_t max_problems) {
     auto stamp = stamp_of(path);
     auto b = schema::load_blueprint(path);
     if (!b) {
-        out.failure = LoadFailure{path, b.error().text(), {b.error().text()}};
+        const std::string text = schema::as_plan_error(b.error(), path).text();
+        out.failure = LoadFailure{path, text, {text}};
         return out;
     }
     auto problems = schema::validate(*b, {.max_problems = max_problems});

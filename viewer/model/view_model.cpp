@@ -470,7 +470,7 @@ Status ViewModel::select_id(const std::string& id, bool centre) {
     const Side& s = shown();
     if (!s.doc) return make_error(ErrorCode::usage, "", "no plan is open");
     auto n = s.doc->find_node(id);
-    if (n < 0) return make_error(ErrorCode::usage, "", "no op '" + id + "' in " + s.doc->path());
+    if (n < 0) return make_error(ErrorCode::invalid_input, "--select", s.doc->unknown_node(id));
     select({SelectionKind::node, n}, centre);
     return Ok{};
 }
