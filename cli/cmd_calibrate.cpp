@@ -6,7 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "planner/calibrate.hpp"
+#include "cost/calibrate.hpp"
 #include "schema/file_io.hpp"
 
 namespace kbp::cli {

@@ -9,7 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/plan_request.hpp"
-#include "planner/cost.hpp"
+#include "cost/cost.hpp"
 #include "planner/plan.hpp"
 #include "schema/numbers.hpp"
 #include "schema/stats.hpp"
@@ -56,6 +56,7 @@ int plan_one(const planner::Planner& planner, const planner::PlanRequest& r, con
              std::string* chosen = nullptr) {
     auto plan = planner.plan(r);
     if (!plan) return report(plan.error());
+    if (auto w = planner::memory_fit_warning(planner.catalog(), plan->blueprint, r.config_path)) plan->warnings.push_back(*w);
     if (chosen) *chosen = plan->defaults_chosen;
     if (!quiet) {
         if (!plan->defaults_chosen.empty()) std::cerr << "kbp plan: " << plan->defaults_chosen << "\n";
@@ -96,6 +97,7 @@ int run_plan(int argc, char** argv) {
         if (!args->value("--output") && isatty(STDOUT_FILENO)) {
             auto plan = planner->plan(*request);
             if (!plan) return report(plan.error());
+            if (auto w = planner::memory_fit_warning(planner->catalog(), plan->blueprint, request->config_path)) plan->warnings.push_back(*w);
             if (!quiet) {
                 if (!plan->defaults_chosen.empty()) std::cerr << "kbp plan: " << plan->defaults_chosen << "\n";
                 for (const auto& w : plan->warnings) warn(w);

@@ -5,8 +5,8 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/recorded_inputs.hpp"
-#include "planner/cost.hpp"
-#include "planner/cost_sweep.hpp"
+#include "cost/cost.hpp"
+#include "cost/cost_sweep.hpp"
 #include "schema/file_io.hpp"
 #include "schema/stats.hpp"
 

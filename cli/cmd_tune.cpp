@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/plan_request.hpp"
+#include "cost/cost.hpp"
 #include "schema/file_io.hpp"
 #include "schema/validator.hpp"
 #include "schema/writer.hpp"
@@ -65,6 +66,7 @@ int run_tune(int argc, char** argv) {
     if (!planner) return report(planner.error());
     auto result = tune::tune(*planner, request);
     if (!result) return report(result.error());
+    if (auto w = planner::memory_fit_warning(planner->catalog(), result->plan.blueprint, request.base.config_path)) result->plan.warnings.push_back(*w);
     for (const auto& w : result->plan.warnings) warn(w);
     auto problems = schema::validate(result->plan.blueprint);
     if (!problems.empty()) {

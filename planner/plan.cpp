@@ -5,7 +5,6 @@
 #include <cmath>
 #include <filesystem>
 
-#include "planner/cost.hpp"
 #include "planner/import_quant.hpp"
 #include "planner/state_bytes.hpp"
 #include "planner/passes.hpp"
@@ -31,6 +30,24 @@ const std::array<ArmRun, 17> standard{{
     {"verify", 2},     {"verify", 3},     {"verify", 4},     {"verify", 8},     {"draft", 1},
 }};
 
+// The passes after resolve_inputs, by name, in the order they run (plan.hpp says what each does).
+struct Pass {
+    std::string_view name;
+    Status (*run)(Ir&);
+};
+constexpr std::array<Pass, 10> passes{{
+    {"expand_layers", expand_layers},
+    {"import_precision", import_precision},
+    {"assign_precision", assign_precision},
+    {"insert_smoothing", insert_smoothing},
+    {"insert_quant", insert_quant},
+    {"choose_kernels", choose_kernels},
+    {"form_groups", form_groups},
+    {"assign_fraction_bits", assign_fraction_bits},
+    {"describe_steps", describe_steps},
+    {"check_budgets", check_budgets},
+}};
+
 Result<Ir> run(const Catalog& loaded, const PlanRequest& request) {
     // This plan's own catalog: the loaded files shared, plus the ones it reads by path.
     // The catalog owns the data files the Ir points at: the Ir keeps it alive (and passes may
@@ -40,9 +57,8 @@ Result<Ir> run(const Catalog& loaded, const PlanRequest& request) {
     ir.request = request;
     if (auto s = resolve_inputs(ir, *ir.catalog); !s) return s.error();
     if (auto s = check_interconnect(ir); !s) return s.error();
-    for (auto pass : {expand_layers, import_precision, assign_precision, insert_smoothing, insert_quant, choose_kernels, form_groups, assign_fraction_bits,
-                      describe_steps, check_budgets})
-        if (auto s = pass(ir); !s) return s.error();
+    for (const Pass& pass : passes)
+        if (auto s = pass.run(ir); !s) return s.error();
     return ir;
 }
 
@@ -80,6 +96,12 @@ std::vector<std::string> arm_names() {
 
 std::span<const ArmRun> standard_arms() { return standard; }
 
+std::vector<std::string_view> pass_names() {
+    std::vector<std::string_view> out;
+    for (const auto& p : passes) out.push_back(p.name);
+    return out;
+}
+
 Result<Planner> Planner::load(const std::optional<std::string>& catalog_dir) {
     auto catalog = Catalog::load(catalog_dir);
     if (!catalog) return catalog.error();
@@ -113,18 +135,6 @@ Result<PlanOutput> Planner::plan(const PlanRequest& request) const {
     }
     // What the cost needs of each node beyond its edges, so the plan is costed from itself.
     record_node_costs(*b, catalog_);
-    // Does the model fit the device: every weight, the caches at the default context and the
-    // activations live at once.
-    if (auto cost = estimate_cost(catalog_, *b, CostOptions{}); cost && cost->memory_bytes > 0 && cost->headroom_bytes < 0) {
-        std::string model = std::filesystem::path(request.config_path).parent_path().filename().string();
-        std::string warning = ir->target->origin + ": /memory_bytes: " + (model.empty() ? std::string("the model") : model) + " on " +
-                              cost->target + " " + memory_fit_text(*cost);
-        // How many devices' memory the weights alone need: what --tp must split them over.
-        if (cost->stored_weight_bytes > cost->memory_bytes)
-            warning += "; its weights need " + std::to_string(static_cast<long long>(std::ceil(cost->stored_weight_bytes / cost->memory_bytes))) +
-                       " devices (kbp plan --tp N splits them)";
-        ir->warnings.push_back(std::move(warning));
-    }
     return PlanOutput{std::move(*b), ir->warnings, ir->defaults_chosen, ir->config_unread, ir->config_metadata};
 }
 

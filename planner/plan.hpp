@@ -22,6 +22,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -56,6 +57,9 @@ struct PlanRequest {
     std::optional<std::string> catalog_dir;  // read by make_plan and why_node; a Planner has its catalog
     std::string command;  // the command line, for provenance
 };
+
+// The passes' names in the order they run (after resolve_inputs), as plan.cpp's table has them.
+std::vector<std::string_view> pass_names();
 
 struct PlanOutput {
     schema::Blueprint blueprint;

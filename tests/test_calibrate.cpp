@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "planner/calibrate.hpp"
-#include "planner/cost.hpp"
+#include "cost/calibrate.hpp"
+#include "cost/cost.hpp"
 #include "support.hpp"
 
 namespace {

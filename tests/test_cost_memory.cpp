@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "exporters/sweep_chart.hpp"
-#include "planner/cost.hpp"
-#include "planner/cost_sweep.hpp"
+#include "cost/cost.hpp"
+#include "cost/cost_sweep.hpp"
 #include "planner/plan.hpp"
 #include "planner/state_bytes.hpp"
 #include "schema/numbers.hpp"
@@ -217,10 +217,12 @@ TEST_CASE("cost: GLM-5.3-Flash does not fit one GB10, and kbp plan says so with 
 
     planner::PlanRequest request;
     request.config_path = test::source_dir() + "/samples/glm-5.3-flash/config.json";
-    auto plan = planner::make_plan(request);
+    auto loaded = planner::Planner::load(std::nullopt);
+    REQUIRE(loaded);
+    auto plan = loaded->plan(request);
     REQUIRE(plan.ok());
     bool warned = false;
-    for (const auto& w : plan->warnings)
+    for (const auto& w : std::vector<std::string>{planner::memory_fit_warning(loaded->catalog(), plan->blueprint, request.config_path).value_or("")})
         if (w.rfind("embedded:targets/gb10.json: /memory_bytes: glm-5.3-flash on gb10 needs ", 0) == 0 && w.find(") of 137.4 GB: short by") != std::string::npos &&
             w.find("its weights need 2 devices") != std::string::npos)
             warned = true;

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "exporters/sweep_chart.hpp"
-#include "planner/cost_sweep.hpp"
+#include "cost/cost_sweep.hpp"
 #include "planner/plan.hpp"
 #include "support.hpp"
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "planner/cost.hpp"
+#include "cost/cost.hpp"
 #include "planner/plan.hpp"
 #include "schema/stats.hpp"
 #include "schema/validator.hpp"

@@ -9,7 +9,7 @@
 #include <map>
 #include <random>
 
-#include "planner/cost.hpp"
+#include "cost/cost.hpp"
 #include "planner/plan.hpp"
 #include "schema/memory.hpp"
 #include "schema/validator.hpp"

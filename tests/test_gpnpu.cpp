@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "planner/cost.hpp"
+#include "cost/cost.hpp"
 #include "planner/plan.hpp"
 #include "schema/memory.hpp"
 #include "schema/reader.hpp"

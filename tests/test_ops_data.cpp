@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "planner/cost.hpp"
+#include "cost/cost.hpp"
 #include "planner/plan.hpp"
 #include "support.hpp"
 

@@ -4,7 +4,7 @@
 // target's bandwidth and launch overhead (targets/h100.json).
 #include <catch2/catch.hpp>
 
-#include "planner/cost.hpp"
+#include "cost/cost.hpp"
 #include "planner/plan.hpp"
 #include "support.hpp"
 

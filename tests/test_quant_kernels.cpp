@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "planner/cost.hpp"
+#include "cost/cost.hpp"
 #include "planner/plan.hpp"
 #include "schema/validator.hpp"
 #include "support.hpp"

@@ -7,7 +7,7 @@
 
 #include <filesystem>
 
-#include "planner/cost.hpp"
+#include "cost/cost.hpp"
 #include "planner/plan.hpp"
 #include "schema/memory.hpp"
 #include "support.hpp"

@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "cli_runner.hpp"
-#include "planner/cost.hpp"
+#include "cost/cost.hpp"
 #include "planner/plan.hpp"
 #include "schema/reader.hpp"
 #include "schema/writer.hpp"
@@ -179,7 +179,8 @@ TEST_CASE("tp: Llama-3.3-70B in bf16 needs two H100s, fits one H200", "[planner]
         return std::move(*p);
     };
     auto fits = [](const planner::PlanOutput& p) {
-        return std::none_of(p.warnings.begin(), p.warnings.end(), [](const std::string& w) { return w.find("/memory_bytes") != std::string::npos; });
+        static const auto loaded = planner::Planner::load(std::nullopt);
+        return !planner::memory_fit_warning(loaded->catalog(), p.blueprint, llama70b()).has_value();
     };
     auto h100 = plan("h100", 1);
     CHECK_FALSE(fits(h100));

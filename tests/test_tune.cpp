@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "cli_runner.hpp"
-#include "planner/cost.hpp"
+#include "cost/cost.hpp"
 #include "support.hpp"
 #include "tune/search.hpp"
 #include "tune/tune.hpp"

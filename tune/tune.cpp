@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "planner/cost.hpp"
+#include "cost/cost.hpp"
 #include "planner/sensitivity.hpp"
 #include "schema/memory.hpp"
 #include "tune/search.hpp"

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "planner/cost.hpp"
+#include "cost/cost.hpp"
 #include "planner/plan.hpp"
 #include "schema/reader.hpp"
 #include "schema/validator.hpp"

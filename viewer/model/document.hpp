@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "planner/cost.hpp"
+#include "cost/cost.hpp"
 #include "schema/blueprint.hpp"
 
 namespace kbp::viewer {

@@ -1,4 +1,4 @@
-#include "planner/cost_sweep.hpp"
+#include "cost/cost_sweep.hpp"
 
 #include <charconv>
 #include <cstdio>

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "planner/tp_cost.hpp"
+#include "cost/tp_cost.hpp"
 #include "schema/blueprint.hpp"
 #include "schema/result.hpp"
 
@@ -138,6 +138,11 @@ std::string cost_json(const CostReport& report);
 // "needs 141.2 GB (weights 141.1 GB + state 0.5 GB at 4096 tokens x 1 rows + activations 0.1 GB)
 // of 85.9 GB: short by 55.3 GB; it does not fit at any context" (stats' memory line and `kbp plan`'s warning).
 std::string memory_fit_text(const CostReport& report);
+// The warning kbp gives beside a plan that does not fit its target's memory (every weight, the
+// caches at the default context, the activations live at once), naming the target's file and
+// how many devices the weights alone need; nullopt when it fits, or when the plan cannot be
+// costed. `config_path` names the model ("llama-3.3-70b", its folder).
+std::optional<std::string> memory_fit_warning(const Catalog& catalog, const schema::Blueprint& plan, const std::string& config_path);
 // "  WHAT-IF: <reason>\n" under a cost's or a sweep's heading; "" when `reason` is empty (the
 // plan's own target).
 std::string what_if_line(const std::string& reason);

@@ -1,4 +1,4 @@
-#include "planner/calibrate.hpp"
+#include "cost/calibrate.hpp"
 
 #include <algorithm>
 #include <cctype>

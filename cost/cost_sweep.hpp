@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "planner/cost.hpp"
+#include "cost/cost.hpp"
 
 namespace kbp::planner {
 

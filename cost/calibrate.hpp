@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "planner/cost.hpp"
+#include "cost/cost.hpp"
 #include "planner/plan.hpp"
 
 namespace kbp::planner {

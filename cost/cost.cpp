@@ -1,4 +1,6 @@
-#include "planner/cost.hpp"
+#include "cost/cost.hpp"
+
+#include <filesystem>
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +11,7 @@
 #include <unordered_map>
 
 #include "planner/catalog.hpp"
-#include "planner/ir.hpp"
+#include "planner/ir.hpp"  // is_quantized
 #include "planner/state_bytes.hpp"
 #include "schema/bytes.hpp"
 #include "schema/memory.hpp"
@@ -564,6 +566,22 @@ std::string cost_json(const CostReport& r) {
         o["parallel"] = {{"tp", r.communication.tp}, {"all_reduces", r.communication.all_reduces},
                          {"all_reduce_bytes", r.communication.bytes}, {"time_us", r.communication.time_us}};
     return o.dump(2) + "\n";
+}
+
+std::optional<std::string> memory_fit_warning(const Catalog& catalog, const schema::Blueprint& b, const std::string& config_path) {
+    auto cost = estimate_cost(catalog, b, CostOptions{});
+    if (!cost || cost->memory_bytes <= 0 || cost->headroom_bytes >= 0) return std::nullopt;
+    std::string origin = cost->target;
+    Catalog share = catalog.share();
+    if (auto target = share.get("targets", cost->target)) origin = (*target)->origin;
+    const std::string model = std::filesystem::path(config_path).parent_path().filename().string();
+    std::string warning = origin + ": /memory_bytes: " + (model.empty() ? std::string("the model") : model) + " on " + cost->target + " " +
+                          memory_fit_text(*cost);
+    // How many devices' memory the weights alone need: what --tp must split them over.
+    if (cost->stored_weight_bytes > cost->memory_bytes)
+        warning += "; its weights need " + std::to_string(static_cast<long long>(std::ceil(cost->stored_weight_bytes / cost->memory_bytes))) +
+                   " devices (kbp plan --tp N splits them)";
+    return warning;
 }
 
 }  // namespace kbp::planner

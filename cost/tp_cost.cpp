@@ -1,4 +1,4 @@
-#include "planner/tp_cost.hpp"
+#include "cost/tp_cost.hpp"
 
 #include <cstdio>
 
