@@ -1,6 +1,7 @@
 #include "exporters/model_explorer.hpp"
 
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "exporters/text.hpp"
@@ -111,8 +112,11 @@ Result<std::string> export_model_explorer(const View& v, const ModelExplorerOpti
             std::int64_t bytes_in = 0, bytes_out = 0;
             for (const auto* e : in[i])
                 if (!e->fused && e->bytes_per_token) bytes_in += *e->bytes_per_token;
+            // A tensor read by several ops is one output, written once: counted once, not per reader.
+            std::set<std::string> written;
             for (const auto* e : out[i])
-                if (!e->fused && e->bytes_per_token) bytes_out += *e->bytes_per_token;
+                if (!e->fused && e->bytes_per_token && written.insert(e->edge ? e->edge->id : std::to_string(written.size())).second)
+                    bytes_out += *e->bytes_per_token;
             attrs.push_back(kv("bytes_in_per_token", grouped(bytes_in)));
             attrs.push_back(kv("bytes_out_per_token", grouped(bytes_out)));
             J style = J::object();
@@ -159,6 +163,10 @@ Result<std::string> export_model_explorer(const View& v, const ModelExplorerOpti
             a.push_back(kv("__tensor_tag", outputs[i][k]));
             if (first) {
                 a.push_back(kv("format", std::string(first->format.name())));
+                // Model Explorer's edge labels and attribute tables read a tensor's `shape`: the
+                // step's rows by its width.
+                if (first->edge && first->edge->dim_value > 0)
+                    a.push_back(kv("shape", "[" + std::to_string(b.arm.rows) + ", " + std::to_string(first->edge->dim_value) + "]"));
                 if (first->edge && first->edge->dim)
                     a.push_back(kv("dim", *first->edge->dim + " = " + std::to_string(first->edge->dim_value)));
                 if (first->edge && first->edge->rows) a.push_back(kv("rows", std::string(first->edge->rows->name())));

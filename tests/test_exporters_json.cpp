@@ -102,4 +102,25 @@ TEST_CASE("exporters: Model Explorer JSON has every op with namespaces, attribut
     }
     CHECK(g["groupNodeAttributes"].contains("l3/dsa/g52 " + b.groups[52].rule));
     CHECK_FALSE(ex::export_model_explorer(must_view(b, {.kind = ex::ViewKind::groups})).ok());
+    // Every output carries a `shape` (rows x width), the key Model Explorer's edge labels read;
+    // a tensor two ops read counts once in its producer's bytes out (the embedding's one output).
+    std::size_t shaped = 0, outputs = 0;
+    for (const auto& n : g["nodes"])
+        for (const auto& o : n["outputsMetadata"]) {
+            ++outputs;
+            for (const auto& a : o["attrs"])
+                if (a["key"] == "shape") ++shaped;
+        }
+    CHECK(outputs > 0);
+    CHECK(shaped == outputs);
+    for (const auto& n : g["nodes"]) {
+        if (n["id"] != "embed.embed") continue;
+        std::string out_bytes, out_tensor;
+        for (const auto& a : n["attrs"])
+            if (a["key"] == "bytes_out_per_token") out_bytes = a["value"];
+        for (const auto& a : n["outputsMetadata"][0]["attrs"])
+            if (a["key"] == "bytes_per_token") out_tensor = a["value"];
+        CHECK(n["outputsMetadata"].size() == 1);
+        CHECK(out_bytes == out_tensor);
+    }
 }
