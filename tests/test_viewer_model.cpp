@@ -75,14 +75,22 @@ TEST_CASE("viewer model: find by field, layers and block", "[viewer][find]") {
         for (const auto& node : nodes) n += pred(node);
         return n;
     };
+    // An op matches a kernel it runs: its own, or (without one) a kernel of its group no member
+    // names as its own.
     auto r = find_nodes(doc, {"kernel:w4a16", "", ""});
     CHECK(r.error.empty());
-    CHECK(r.nodes.size() == count_if([&](const schema::Node& n) {
-              const auto& g = doc.plan().groups[static_cast<std::size_t>(n.group)];
-              bool in_group = std::any_of(g.kernels.begin(), g.kernels.end(), [](const std::string& k) { return k.find("w4a16") != std::string::npos; });
-              return (n.kernel && n.kernel->find("w4a16") != std::string::npos) || in_group;
-          }));
+    // The seed's W4A16 kernels are GEMVs: every match is a GEMV of its own or a fused non-quantizer.
+    for (auto i : r.nodes) CHECK(nodes[static_cast<std::size_t>(i)].op.name() != "act_quant");
     CHECK_FALSE(r.nodes.empty());
+    // The MoE GEMV's launch also runs the quantizer before it: find by the GEMV's kernel gives the
+    // expert ops, not the quantizer; by the quantizer's kernel, the quantizer.
+    auto gemv = find_nodes(doc, {"kernel:w4a4_gemv_mx8_moe", "3", "moe"});
+    REQUIRE_FALSE(gemv.nodes.empty());
+    for (auto i : gemv.nodes) CHECK(nodes[static_cast<std::size_t>(i)].op.name() != "act_quant");
+    auto quantizer = find_nodes(doc, {"kernel:w4a4_quant_rows_static", "3", "moe"});
+    REQUIRE(quantizer.nodes.size() == 2);  // before gate_up and before down
+    CHECK(nodes[static_cast<std::size_t>(quantizer.nodes[0])].id == "l3.moe.xn_quant");
+    CHECK(nodes[static_cast<std::size_t>(quantizer.nodes[1])].id == "l3.moe.eact_quant");
     auto quant = find_nodes(doc, {"op:act_quant format:fp8/token", "3-7", "dsa"});
     CHECK(quant.nodes.size() == count_if([](const schema::Node& n) {
               bool fmt = n.precision.output && std::any_of(n.precision.output->begin(), n.precision.output->end(),

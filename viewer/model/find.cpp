@@ -30,9 +30,27 @@ bool matches(const schema::Blueprint& b, const schema::Node& n, const Term& t) {
     const schema::Group* g = n.group >= 0 && static_cast<std::size_t>(n.group) < b.groups.size() ? &b.groups[static_cast<std::size_t>(n.group)] : nullptr;
     if (want("kernel")) {
         if (n.kernel && has(*n.kernel, t.text)) return true;
-        if (g)
-            for (const auto& k : g->kernels)
-                if (has(k, t.text)) return true;
+        // A fused op without a kernel of its own (the seed's quantizer inside an MoE GEMV's launch)
+        // runs the group's kernels no member names as its own; a quantizer its quantizing
+        // kernel, the others the rest (not the quantizer's kernel, nor the GEMV for a quantizer).
+        if (g && !n.kernel) {
+            std::vector<std::string> unclaimed;
+            for (const auto& k : g->kernels) {
+                bool claimed = false;
+                for (auto m : g->nodes)
+                    if (m >= 0 && static_cast<std::size_t>(m) < b.nodes.size() && b.nodes[static_cast<std::size_t>(m)].kernel == std::optional<schema::Sym>(k))
+                        claimed = true;
+                if (!claimed) unclaimed.push_back(std::string(k));
+            }
+            const bool quantizer = n.op.kind.id == schema::OpId::act_quant;
+            auto quantizes = [](const std::string& k) {
+                const std::string entry = k.substr(k.rfind(':') == std::string::npos ? 0 : k.rfind(':') + 1);
+                return entry.find("quant") != std::string::npos && entry.find("gemv") == std::string::npos && entry.find("gemm") == std::string::npos;
+            };
+            const bool any_of_its_kind = std::any_of(unclaimed.begin(), unclaimed.end(), [&](const std::string& k) { return quantizes(k) == quantizer; });
+            for (const std::string& k : unclaimed)
+                if ((!any_of_its_kind || quantizes(k) == quantizer) && has(k, t.text)) return true;
+        }
     }
     if (want("family") && has(n.family, t.text)) return true;
     if (want("rule") && g && has(g->rule, t.text)) return true;
