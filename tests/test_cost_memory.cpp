@@ -256,20 +256,29 @@ TEST_CASE("cost: another target than the plan's is a what-if that ignores kernel
 }
 
 TEST_CASE("cost: a calibration fitted on other splits than the plan's is flagged, in the cost and its sweep", "[planner][cost]") {
+    // The shipped fits: B200's rows ran on 1, 2, 4 and 8 devices, H100's on 1, 2 and 8, H200's on 1.
     const schema::Blueprint& plan = test::glm_plan("decode", 1);  // one device
-    // B200's shipped fit rests on two eight-GPU rows alone.
     auto b200 = cost_of(plan, 8192, "b200");
     REQUIRE(b200.calibration);
-    CHECK(b200.calibration->fitted_tp == std::vector<std::int64_t>{8});
-    CHECK(planner::cost_text(b200).find("    caveat: the fit rows ran on 8 devices each, this plan on 1") != std::string::npos);
-    // H100's rows ran on one and two devices: a one-device plan is among them.
-    auto h100 = cost_of(plan, 8192, "h100");
+    CHECK(b200.calibration->fitted_tp == std::vector<std::int64_t>{1, 2, 4, 8});
+    CHECK(planner::cost_text(b200).find("caveat:") == std::string::npos);
+    // Four devices: no H100 or H200 fit row ran on four.
+    planner::PlanRequest request;
+    request.config_path = KBP_SMALL_LLAMA_CONFIG;
+    request.target = "h100";
+    request.tp = 4;
+    auto split = planner::make_plan(request);
+    INFO((split ? std::string() : split.error().text()));
+    REQUIRE(split.ok());
+    auto h100 = cost_of(split->blueprint, 8192);
     REQUIRE(h100.calibration);
-    CHECK(h100.calibration->fitted_tp == std::vector<std::int64_t>{1, 2});
-    CHECK(planner::cost_text(h100).find("caveat:") == std::string::npos);
+    CHECK(h100.calibration->fitted_tp == std::vector<std::int64_t>{1, 2, 8});
+    CHECK(planner::cost_text(h100).find("    caveat: the fit rows ran on 1, 2 or 8 devices each, this plan on 4") != std::string::npos);
+    auto h200 = cost_of(split->blueprint, 8192, "h200");
+    CHECK(planner::cost_text(h200).find("    caveat: the fit rows ran on 1 device each, this plan on 4") != std::string::npos);
 
-    auto sweep = sweep_of(plan, "rows=1..2", "b200");
-    CHECK(planner::sweep_text(sweep).find("  calibration caveat: the fit rows ran on 8 devices each, this plan on 1") != std::string::npos);
+    auto sweep = sweep_of(split->blueprint, "rows=1..2", "h200");
+    CHECK(planner::sweep_text(sweep).find("  calibration caveat: the fit rows ran on 1 device each, this plan on 4") != std::string::npos);
     CHECK(nlohmann::json::parse(planner::sweep_json(sweep))["calibration_caveat"].is_string());
     auto own = sweep_of(plan, "rows=1..2");  // gb10's own, fitted on one-device rows
     CHECK(planner::sweep_text(own).find("caveat") == std::string::npos);

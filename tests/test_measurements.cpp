@@ -5,9 +5,12 @@
 // NVFP4 and BF16, both splits, a dated https source each, and the Chimera seed's 46.0 tok/s.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "planner/data_schema.hpp"
 #include "support.hpp"
@@ -165,4 +168,22 @@ TEST_CASE("measurements: the Chimera seed's 46.0 tok/s on QC-U is a row", "[meas
         ++found;
     }
     CHECK(found == 1);
+}
+
+TEST_CASE("measurements: rows #32-#45 keep the split measurements.md fixed before calibrating them", "[measurements]") {
+    // samples/measurements.md: the rows added for issue 27, sorted by id, alternate held_out, fit, held_out, ...
+    // within each device, starting with held_out; the split was fixed before kbp calibrate saw them.
+    const auto& rows = measurements().at("rows");
+    REQUIRE(rows.size() >= 45);
+    std::vector<const OJson*> added;
+    for (std::size_t i = 31; i < 45; ++i) added.push_back(&rows.at(i));
+    std::sort(added.begin(), added.end(), [](const OJson* a, const OJson* b) { return a->at("id").get<std::string>() < b->at("id").get<std::string>(); });
+    std::map<std::string, std::size_t> seen;
+    for (const OJson* row : added) {
+        INFO(row->at("id").get<std::string>());
+        const std::size_t n = seen[row->at("device").get<std::string>()]++;
+        CHECK(row->at("split") == (n % 2 == 0 ? "held_out" : "fit"));
+    }
+    CHECK(seen.at("b200") == 12);
+    CHECK(seen.at("h100") == 2);
 }
