@@ -7,67 +7,12 @@
 #include "planner/check_data.hpp"
 #include "planner/embedded_data.hpp"
 #include "schema/names.hpp"
-#include "schema/reader.hpp"
 #include "schema/sha256.hpp"
 #include "schema/file_io.hpp"
 #include "schema/file_kind.hpp"
+#include "schema/json_parse.hpp"
 
 namespace kbp::planner {
-namespace {
-
-// Data files nest a few levels; a value nested deeper is refused before it is parsed, because
-// nlohmann copies and compares values recursively (100,000 levels overflow the stack under ASan).
-constexpr std::size_t max_nesting = 256;
-
-// The byte where `text` first opens a value more than max_nesting deep, if it does.
-std::optional<std::size_t> too_deep(const std::string& text) {
-    std::size_t depth = 0;
-    bool in_string = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        char c = text[i];
-        if (in_string) {
-            if (c == '\\') ++i;
-            else if (c == '"') in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > max_nesting) return i;
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            --depth;
-        }
-    }
-    return std::nullopt;
-}
-
-Result<nlohmann::ordered_json> parse(const std::string& text, const std::string& origin) {
-    if (auto at = too_deep(text))
-        return make_error(ErrorCode::invalid_input, origin + ":" + schema::line_col(text, *at),
-                          "nested deeper than " + std::to_string(max_nesting) + " levels (a data file needs a few)");
-    try {
-        auto json = nlohmann::ordered_json::parse(text);
-        return Result<nlohmann::ordered_json>(std::move(json));
-    } catch (const nlohmann::json::parse_error& e) {
-        if (schema::file_kind(text) == schema::FileKind::yaml)
-            return make_error(ErrorCode::invalid_input, origin + ": /", "this looks like YAML: kbp reads JSON (a planner data file)");
-        // "FILE:LINE:COL: what", as the blueprint reader says it.
-        std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
-        std::string what = e.what();
-        if (auto colon = what.find(": ", what.find("column")); colon != std::string::npos) what = what.substr(colon + 2);
-        else if (auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
-        return make_error(ErrorCode::invalid_input, origin + ":" + schema::line_col(text, at), what);
-    } catch (const nlohmann::json::out_of_range& e) {
-        // A number too large for a double ("1e4050"): nlohmann names the number, not its place,
-        // so the place is where that number's text first stands.
-        std::string what = e.what();
-        if (auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
-        auto quote = what.find('\'');
-        auto number = quote == std::string::npos ? std::string() : what.substr(quote + 1, what.rfind('\'') - quote - 1);
-        auto at = number.empty() ? std::string::npos : text.find(number);
-        return make_error(ErrorCode::invalid_input, at == std::string::npos ? origin : origin + ":" + schema::line_col(text, at), what);
-    }
-}
-
-}  // namespace
 
 Status Catalog::add(std::string relative, std::string origin, std::string text) {
     std::filesystem::path p(relative);
@@ -83,7 +28,7 @@ Status Catalog::add(std::string relative, std::string origin, std::string text) 
         return make_error(ErrorCode::invalid_input, origin,
                           "'" + kind + "/' holds no kind of planner data" + (near.empty() ? " (" + all + ")" : " (did you mean '" + near + "/'?)"));
     }
-    auto json = parse(text, origin);
+    auto json = schema::parse_json(text, origin, "a planner data file");
     if (!json) return json.error();
     DataFile f;
     f.kind = std::move(kind);
@@ -161,7 +106,7 @@ Result<const DataFile*> Catalog::file(const std::string& kind, const std::string
         {"sensitivity", schema::FileKind::sensitivity}};
     if (auto it = expected.find(kind); it != expected.end())
         if (auto what = schema::wrong_kind(*text, it->second); !what.empty()) return make_error(ErrorCode::invalid_input, path + ": /", what);
-    auto json = parse(*text, path);
+    auto json = schema::parse_json(*text, path, "a planner data file");
     if (!json) return json.error();
     auto f = std::make_unique<DataFile>();
     f->kind = kind;

@@ -302,16 +302,6 @@ std::optional<SchemaProblem> unsupported(const Json& root, const Json& s, const 
 
 }  // namespace
 
-std::string pointer_token(const std::string& key) {
-    std::string out;
-    for (char c : key) {
-        if (c == '~') out += "~0";
-        else if (c == '/') out += "~1";
-        else out += c;
-    }
-    return out;
-}
-
 std::optional<SchemaProblem> check_schema(const Json& value, const Json& schema, const ExtraCheck& extra) {
     return Checker(schema, extra).check(value, schema, "");
 }

@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schema/names.hpp"
+
 namespace kbp::planner {
 
 struct SchemaProblem {
@@ -38,7 +40,6 @@ std::optional<SchemaProblem> check_schema(const nlohmann::ordered_json& value, c
 // $ref it cannot resolve), or nullopt: a schema must never mean more than kbp checks.
 std::optional<SchemaProblem> unsupported_in_schema(const nlohmann::ordered_json& schema);
 
-// "/a~1b" for "a/b": one RFC 6901 reference token.
-std::string pointer_token(const std::string& key);
+using schema::pointer_token;  // "a~1b" for "a/b" (schema/names.hpp)
 
 }  // namespace kbp::planner

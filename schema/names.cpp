@@ -183,4 +183,14 @@ KBP_NAMED(RequantAtId)
 template std::string_view closest_name<FormatId>(std::string_view);
 #undef KBP_NAMED
 
+std::string pointer_token(std::string_view key) {
+    std::string out;
+    for (char c : key) {
+        if (c == '~') out += "~0";
+        else if (c == '/') out += "~1";
+        else out += c;
+    }
+    return out;
+}
+
 }  // namespace kbp::schema

@@ -88,5 +88,7 @@ std::string closest_of(std::string_view text, std::span<const std::string> names
 std::string name_hint(std::string_view text, std::span<const std::string> names, std::string_view plural);
 // "'a', 'b', 'c'": the names a refusal says are planned.
 std::string quoted_names(std::span<const std::string> names);
+// "a~1b" for the member "a/b": one RFC 6901 reference token of a JSON pointer.
+std::string pointer_token(std::string_view key);
 
 }  // namespace kbp::schema

@@ -1,7 +1,6 @@
 #include "tune/tune.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <map>
 #include <set>
@@ -9,6 +8,7 @@
 #include "cost/cost.hpp"
 #include "planner/sensitivity.hpp"
 #include "schema/memory.hpp"
+#include "schema/numbers.hpp"
 #include "tune/search.hpp"
 
 namespace kbp::tune {
@@ -253,33 +253,19 @@ Result<Budget> parse_budget(std::string_view text) {
     auto eq = text.find('=');
     if (eq == std::string_view::npos) return make_error(ErrorCode::usage, "--budget", accepted + ", not '" + std::string(text) + "'");
     const std::string kind(text.substr(0, eq));
-    std::string value(text.substr(eq + 1));
     Budget b;
     b.text = std::string(text);
-    double scale = 1;
-    if (kind == "memory") {
-        b.kind = Measure::memory;
-        for (auto [suffix, factor] : {std::pair{"GiB", 1073741824.0}, {"MiB", 1048576.0}, {"GB", 1e9}, {"MB", 1e6}, {"B", 1.0}})
-            if (value.size() > std::string_view(suffix).size() && value.compare(value.size() - std::string_view(suffix).size(), std::string::npos, suffix) == 0) {
-                value.resize(value.size() - std::string_view(suffix).size());
-                scale = factor;
-                break;
-            }
-    } else if (kind == "effective_bits") {
-        b.kind = Measure::effective_bits;
-    } else if (kind == "sensitivity") {
-        b.kind = Measure::sensitivity;
-    } else if (kind == "tokens_s") {
-        b.kind = Measure::tokens_s;
-    } else {
-        return make_error(ErrorCode::usage, "--budget", accepted + ": unknown kind '" + kind + "'");
-    }
-    double v = 0;
-    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (kind == "memory") b.kind = Measure::memory;
+    else if (kind == "effective_bits") b.kind = Measure::effective_bits;
+    else if (kind == "sensitivity") b.kind = Measure::sensitivity;
+    else if (kind == "tokens_s") b.kind = Measure::tokens_s;
+    else return make_error(ErrorCode::usage, "--budget", accepted + ": unknown kind '" + kind + "'");
+    const std::string_view value = text.substr(eq + 1);
+    auto v = b.kind == Measure::memory ? schema::parse_bytes(value) : schema::parse_number(value);
     // A sensitivity of 0 asks for the lossless options alone; every other budget is above 0.
-    if (ec != std::errc{} || end != value.data() + value.size() || !std::isfinite(v) || v < 0 || (v == 0 && b.kind != Measure::sensitivity))
-        return make_error(ErrorCode::usage, "--budget", accepted + ": '" + std::string(text.substr(eq + 1)) + "' is not a positive number");
-    b.value = v * scale;
+    if (!v || *v < 0 || (*v == 0 && b.kind != Measure::sensitivity))
+        return make_error(ErrorCode::usage, "--budget", accepted + ": '" + std::string(value) + "' is not a positive number");
+    b.value = *v;
     return b;
 }
 
