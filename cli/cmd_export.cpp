@@ -7,6 +7,8 @@
 #include "exporters/dot.hpp"
 #include "exporters/json_views.hpp"
 #include "exporters/model_explorer.hpp"
+#include "exporters/chart_svg.hpp"
+#include "exporters/frontier_chart.hpp"
 #include "exporters/render.hpp"
 #include "exporters/sweep_chart.hpp"
 #include "exporters/stage.hpp"
@@ -191,17 +193,30 @@ int run_export(int argc, char** argv) {
     return 0;
 }
 
-// A cost sweep (kbp stats --cost --sweep ... --json) is drawn as a line chart, not laid out:
-// the exit code, or -1 when `file` is not a sweep.
-int render_sweep(const Args& args, const std::string& file, ex::ImageFormat format) {
+// A cost sweep (kbp stats --cost --sweep ... --json) and a tune frontier (kbp tune --frontier)
+// are drawn as charts, not laid out: the exit code, or -1 when `file` is neither.
+int render_chart(const Args& args, const std::string& file, ex::ImageFormat format) {
     // Only the head is read to tell: a plan is then read once, by load_plan.
-    if (!ex::is_sweep_json(read_file_head(file, ex::sweep_head_bytes))) return -1;
+    const ex::ChartKind kind = ex::chart_kind(read_file_head(file, ex::chart_head_bytes));
+    if (kind == ex::ChartKind::none) return -1;
     auto text = read_file(file);
     if (!text) return report(text.error());
-    if (format != ex::ImageFormat::svg) return usage_error("render", "a sweep is drawn as SVG only (-o OUT.svg)");
-    auto svg = ex::sweep_chart_svg(*text, file, args.value("--title").value_or(""));
-    if (!svg) return report(svg.error());
-    if (auto s = write_file_atomic(*args.value("--output"), *svg); !s) return report(s.error());
+    const std::string title = args.value("--title").value_or("");
+    Result<std::string> image = std::string();
+    if (kind == ex::ChartKind::sweep) {
+        image = ex::sweep_chart_svg(*text, file, title);
+    } else {
+        auto frontier = ex::read_frontier(*text, file);
+        if (!frontier) return report(frontier.error());
+        image = ex::frontier_chart_svg(*frontier, title);
+    }
+    if (!image) return report(image.error());
+    if (format == ex::ImageFormat::png) {
+        auto png = ex::svg_to_png(*image);
+        if (!png) return report(png.error().with_context(file));
+        image = std::move(*png);
+    }
+    if (auto s = write_file_atomic(*args.value("--output"), *image); !s) return report(s.error());
     return 0;
 }
 
@@ -223,7 +238,7 @@ int run_render(int argc, char** argv) {
         if (!format) return usage_error("render", "cannot tell the image format of '" + *out + "' (use .svg or .png, or --format)");
     }
     const std::string& file = args->positional[0];
-    if (auto sweep = render_sweep(*args, file, *format); sweep >= 0) return sweep;
+    if (auto chart = render_chart(*args, file, *format); chart >= 0) return chart;
     auto b = load_plan(file, code);
     if (!b) return code;
     auto p = parse_view_options("render", *args, *b, file, code);

@@ -195,17 +195,22 @@ const std::array<Command, 14> table{{
      "naming the node and module (exit 2); a plan without module names or quantized modules, exit 4.\n"
      "Exit: 0 ok, 1 usage error, 2 invalid plan or damaged stage, 3 output not written, 4 plan not finished.\n",
      run_export},
-    {"render", "draw a plan as SVG or PNG (Graphviz)",
+    {"render", "draw a plan, a cost sweep or a tune frontier as SVG or PNG (Graphviz)",
      "usage: kbp render PLAN -o OUT.svg|OUT.png [--format svg|png] [--view flat|groups|collapsed]\n"
-     "                  [--layers 3-7] [--block dsa] [--color MODE] [--title TEXT] [--no-legend] [--force]\n\n"
+     "                  [--layers 3-7] [--block dsa] [--color MODE] [--title TEXT] [--no-legend] [--force]\n"
+     "       kbp render SWEEP|FRONTIER -o OUT.svg|OUT.png [--title TEXT]\n\n"
      "Lays out the view 'kbp export dot' writes with Graphviz's dot engine and renders it (PNG\n"
      "through cairo). Layout time grows with the square of the view: past 1,000 nodes kbp says how\n"
      "long it will take (the seed's 1,740-op flat view: ~7 s) and what is quicker; past 2,000 nodes\n"
      "it does not lay out (exit 4) and suggests --view collapsed, --view groups, --layers or\n"
      "--block; --force lays it out anyway. The format follows OUT's extension unless --format.\n"
-     "A cost sweep (kbp stats --cost --sweep ... --json) given as PLAN is drawn as an SVG line chart\n"
-     "of tokens/s, memory- and compute-bound points coloured, where it does not fit shaded.\n"
-     "Exit: 0 ok, 1 usage error, 2 invalid plan, 3 output not written, 4 too large or not rendered.\n",
+     "A cost sweep (kbp stats --cost --sweep ... --json) is drawn as a line chart of tokens/s,\n"
+     "memory- and compute-bound points coloured, where it does not fit shaded. A frontier (kbp tune\n"
+     "--frontier, kbp-frontier/v1) is drawn as its Pareto points over the budget's measure, tokens/s\n"
+     "up (or the objective, memory or sensitivity), joined as a step line; the base recipe, the chosen\n"
+     "point and the budget marked. A chart's PNG is its SVG drawn by Graphviz's cairo renderer.\n"
+     "Exit: 0 ok, 1 usage error, 2 invalid plan, sweep or frontier, 3 output not written, 4 too large or\n"
+     "not rendered.\n",
      run_render},
     {"diff", "what changed between two plans",
      "usage: kbp diff A B [--json] [-o OUT] [--max-items N] [--each-layer]\n\n"

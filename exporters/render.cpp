@@ -6,15 +6,25 @@
 
 #include <graphviz/gvc.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <regex>
+#include <utility>
 #include <vector>
 
 #include "exporters/cgraph_build.hpp"
 #include "exporters/text.hpp"
+#include "schema/temp_cleanup.hpp"
 
 // Graphviz keeps some caches (fonts, plugin tables) for the life of the process; under
 // LeakSanitizer they would fail every run that renders. Only Graphviz's and its renderers'
@@ -49,6 +59,62 @@ PixelSize png_size(Agraph_t* g) {
     auto pixels = [&](double points) { return static_cast<std::int64_t>(std::ceil((points + 2 * pad) * bitmap_dpi / points_per_inch)); };
     return {pixels(bb.UR.x - bb.LL.x), pixels(bb.UR.y - bb.LL.y)};
 }
+
+// A file of `content` in the temporary folder, named for this process and a count, so that no
+// two renders of one process share a name: Graphviz keeps the images it loaded by file name.
+// Removed when it goes (or by a signal handler before).
+class TempImage {
+public:
+    static Result<TempImage> write(std::string_view content, std::string_view extension) {
+        static std::atomic<unsigned> count{0};
+        std::error_code ec;
+        const auto folder = std::filesystem::temp_directory_path(ec);
+        if (ec) return make_error(ErrorCode::output, "", "no temporary folder for the image: " + ec.message());
+        for (int attempt = 0; attempt < 16; ++attempt) {
+            TempImage t;
+            t.path_ = (folder / ("kbp-chart-" + std::to_string(::getpid()) + "-" + std::to_string(count++) + std::string(extension))).string();
+            int fd = -1;
+            {
+                SignalsHeld held;
+                fd = ::open(t.path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+                if (fd >= 0) t.slot_ = register_temp_file(t.path_.c_str());
+            }
+            if (fd < 0) {
+                if (errno == EEXIST) continue;
+                return make_error(ErrorCode::output, t.path_, std::string("cannot create the chart's temporary image: ") + std::strerror(errno));
+            }
+            t.owned_ = true;
+            std::size_t done = 0;
+            while (done < content.size()) {
+                ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+                if (n < 0 && errno == EINTR) continue;
+                if (n <= 0) {
+                    ::close(fd);
+                    return make_error(ErrorCode::output, t.path_, std::string("cannot write the chart's temporary image: ") + std::strerror(errno));
+                }
+                done += static_cast<std::size_t>(n);
+            }
+            if (::close(fd) != 0) return make_error(ErrorCode::output, t.path_, std::string("cannot write the chart's temporary image: ") + std::strerror(errno));
+            return t;
+        }
+        return make_error(ErrorCode::output, "", "no free temporary file name for the chart's image");
+    }
+    TempImage(TempImage&& o) noexcept : path_(std::move(o.path_)), slot_(o.slot_), owned_(std::exchange(o.owned_, false)) {}
+    TempImage& operator=(TempImage&&) = delete;
+    ~TempImage() {
+        if (!owned_) return;
+        SignalsHeld held;
+        ::unlink(path_.c_str());
+        forget_temp_file(slot_);
+    }
+    const std::string& path() const { return path_; }
+
+private:
+    TempImage() = default;
+    std::string path_;
+    int slot_ = -1;
+    bool owned_ = false;
+};
 
 }  // namespace
 
@@ -148,6 +214,49 @@ Result<std::string> render_view(const View& view, const DotOptions& dot, const R
         return make_error(ErrorCode::unsupported, "",
                           std::string("Graphviz could not render ") + format + (why.empty() ? "" : ": " + why));
     }
+    return image;
+}
+
+Result<std::string> svg_to_png(const std::string& svg) {
+    static const std::regex size(R"re(^<svg[^>]* width="([0-9.]+)" height="([0-9.]+)")re");
+    std::smatch m;
+    if (!std::regex_search(svg, m, size)) return make_error(ErrorCode::internal, "", "the chart's SVG names no width and height");
+    const double width = std::stod(m[1].str()), height = std::stod(m[2].str());
+    // Graphviz tells an SVG image by its XML declaration.
+    auto file = TempImage::write(svg.rfind("<?xml", 0) == 0 ? svg : "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + svg, ".svg");
+    if (!file) return file.error();
+
+    ErrorCapture errors;
+    GVC_t* gvc = detail::graphviz_context();
+    if (!gvc) return make_error(ErrorCode::unsupported, "", "Graphviz: cannot create a context");
+    detail::CGraph graph("chart");
+    // One node the picture's size (inches at the 96 px an inch Graphviz renders bitmaps at), no
+    // pad or margin around it, the image filling it.
+    graph.set(graph.root(), graph.declare(AGRAPH, "pad", ""), "0");
+    graph.set(graph.root(), graph.declare(AGRAPH, "margin", ""), "0");
+    Agnode_t* node = graph.node(graph.root(), "chart");
+    auto inches = [](double px) { return std::to_string(px / 96.0); };
+    const std::pair<const char*, std::string> attributes[] = {{"shape", "none"},       {"label", ""},           {"margin", "0"},
+                                                              {"fixedsize", "true"},   {"width", inches(width)}, {"height", inches(height)},
+                                                              {"imagescale", "true"},  {"image", file->path()}};
+    for (const auto& [name, value] : attributes) graph.set(node, graph.declare(AGNODE, name, ""), value);
+    if (gvLayout(gvc, graph.root(), "dot") != 0) {
+        std::string why = errors.text();
+        return make_error(ErrorCode::unsupported, "", "Graphviz could not place the chart" + (why.empty() ? "" : ": " + why));
+    }
+    char* data = nullptr;
+    unsigned int length = 0;
+    int rc = gvRenderData(gvc, graph.root(), "png:cairo", &data, &length);
+    std::string image;
+    if (rc == 0 && data) image.assign(data, length);
+    if (data) gvFreeRenderData(data);
+    gvFreeLayout(gvc, graph.root());
+    // Without an SVG loader Graphviz warns and draws an empty picture: refused, not written.
+    const std::string why = errors.text();
+    if (rc != 0 || image.empty() || !why.empty())
+        return make_error(ErrorCode::unsupported, "",
+                          "Graphviz could not draw the chart as PNG" + (why.empty() ? std::string() : ": " + why) +
+                              " (its rsvg plugin draws SVG images; -o OUT.svg needs none)");
     return image;
 }
 

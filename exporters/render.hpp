@@ -65,4 +65,12 @@ std::string smaller_pictures(const View& view);
 // Not thread-safe (Graphviz is not): one render at a time per process.
 Result<std::string> render_view(const View& view, const DotOptions& dot, const RenderOptions& options = {});
 
+// A chart's SVG (chart_svg.hpp: its root names its width and height in px) as a PNG of that many
+// pixels, by the route a plan's PNG takes: Graphviz draws the SVG as the image of a one-node
+// graph through cairo, with its rsvg image loader. Graphviz reads an image by file name, so the
+// SVG passes through a temporary file (removed before returning, or on a signal). Refuses
+// (ErrorCode::unsupported) when this Graphviz cannot load SVG images (no libgvplugin_rsvg).
+// Not thread-safe (Graphviz is not).
+Result<std::string> svg_to_png(const std::string& svg);
+
 }  // namespace kbp::exporters

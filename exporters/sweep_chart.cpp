@@ -7,7 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "schema/numbers.hpp"
+#include "exporters/chart_svg.hpp"
+#include "exporters/text.hpp"
 
 namespace kbp::exporters {
 namespace {
@@ -19,24 +20,13 @@ struct Point {
     bool fits = true;
 };
 
-constexpr double width = 760, height = 440, left = 78, right = 24, top = 52, bottom = 64;
+constexpr chart::Frame frame{};
 constexpr const char* memory_colour = "#2f6db5";
 constexpr const char* compute_colour = "#e07b00";
 constexpr const char* short_colour = "#c62828";
 
-std::string num(double v, int decimals = 1) { return schema::fixed(v, decimals); }
-
-std::string escape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        if (c == '<') out += "&lt;";
-        else if (c == '>') out += "&gt;";
-        else if (c == '&') out += "&amp;";
-        else if (c == '"') out += "&quot;";
-        else out += c;
-    }
-    return out;
-}
+using chart::at;
+using chart::num;
 
 // "1k", "128k", "1M" for token and row counts that are powers of two times 1024.
 std::string count_label(double v) {
@@ -46,25 +36,7 @@ std::string count_label(double v) {
     return std::to_string(n);
 }
 
-// A round step for about five ticks up to `top_value`.
-double tick_step(double top_value) {
-    double raw = top_value / 5;
-    double p = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double m : {1.0, 2.0, 5.0, 10.0})
-        if (m * p >= raw) return m * p;
-    return 10 * p;
-}
-
-Error at(const std::string& origin, const std::string& pointer, const std::string& message) {
-    return make_error(ErrorCode::invalid_input, origin + ": " + pointer, message);
-}
-
 }  // namespace
-
-bool is_sweep_json(std::string_view text) {
-    auto open = text.find_first_not_of(" \t\r\n");
-    return open != std::string_view::npos && text[open] == '{' && text.substr(0, sweep_head_bytes).find("\"kbp-sweep/v1\"") != std::string_view::npos;
-}
 
 Result<std::string> sweep_chart_svg(const std::string& text, const std::string& origin, const std::string& title) {
     Json doc = Json::parse(text, nullptr, false);
@@ -91,19 +63,15 @@ Result<std::string> sweep_chart_svg(const std::string& text, const std::string& 
         points.push_back(pt);
     }
 
+    const chart::Frame& f = frame;
     const double x0 = std::log2(points.front().x), x1 = std::log2(points.back().x);
-    const double plot_w = width - left - right, plot_h = height - top - bottom;
-    auto sx = [&](double v) { return x1 > x0 ? left + (std::log2(v) - x0) / (x1 - x0) * plot_w : left + plot_w / 2; };
+    auto sx = [&](double v) { return x1 > x0 ? f.left + (std::log2(v) - x0) / (x1 - x0) * f.plot_w() : f.left + f.plot_w() / 2; };
     double y_max = 0;
     for (const auto& p : points) y_max = std::max(y_max, p.tokens_per_s);
-    const double step = tick_step(y_max > 0 ? y_max * 1.05 : 1.0);
-    const double y_top = std::ceil((y_max > 0 ? y_max * 1.05 : 1.0) / step) * step;
-    auto sy = [&](double v) { return top + plot_h - v / y_top * plot_h; };
+    const chart::Scale y = chart::zero_based(y_max);
+    auto sy = [&](double v) { return f.plot_bottom() - v / y.top * f.plot_h(); };
 
-    std::string svg;
-    svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(width, 0) + "\" height=\"" + num(height, 0) + "\" viewBox=\"0 0 " +
-           num(width, 0) + " " + num(height, 0) + "\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n";
-    svg += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
+    std::string svg = chart::open_svg(f);
     std::string heading = title;
     if (heading.empty()) {
         heading = "tokens/s by " + axis_name + " on " + doc.value("target", std::string("?"));
@@ -111,44 +79,27 @@ Result<std::string> sweep_chart_svg(const std::string& text, const std::string& 
             heading += " (" + doc["arm"].value("mode", std::string("?")) + ", " +
                        (axis_name == "context" ? "rows " + std::to_string(doc["arm"].value("rows", 1)) : "context " + std::to_string(doc.value("context", 0))) + ")";
     }
-    svg += "<text x=\"" + num(left, 0) + "\" y=\"22\" font-size=\"16\" font-weight=\"bold\">" + escape(heading) + "</text>\n";
+    svg += chart::heading(f, heading);
     // A curve priced on another target than the plan's says so where it is read, title or not
     // (left of the legend, on its line).
     if (doc.value("what_if", false))
-        svg += "<text x=\"" + num(left, 0) + "\" y=\"" + num(top - 6, 0) + "\" fill=\"" + short_colour +
+        svg += "<text x=\"" + num(f.left, 0) + "\" y=\"" + num(f.top - 6, 0) + "\" fill=\"" + short_colour +
                "\">what-if: kernel availability ignored</text>\n";
 
     // Where weights and caches stop fitting: from the first point that does not fit to the right edge.
     auto first_short = std::find_if(points.begin(), points.end(), [](const Point& p) { return !p.fits; });
     if (first_short != points.end()) {
-        double from = first_short == points.begin() ? left : (sx(std::prev(first_short)->x) + sx(first_short->x)) / 2;
-        svg += "<rect x=\"" + num(from) + "\" y=\"" + num(top) + "\" width=\"" + num(left + plot_w - from) + "\" height=\"" + num(plot_h) +
-               "\" fill=\"" + short_colour + "\" fill-opacity=\"0.10\"/>\n";
+        double from = first_short == points.begin() ? f.left : (sx(std::prev(first_short)->x) + sx(first_short->x)) / 2;
+        svg += "<rect x=\"" + num(from) + "\" y=\"" + num(f.top) + "\" width=\"" + num(f.left + f.plot_w() - from) + "\" height=\"" +
+               num(f.plot_h()) + "\" fill=\"" + short_colour + "\" fill-opacity=\"0.10\"/>\n";
         std::string memory = doc.contains("memory_bytes") && doc["memory_bytes"].is_number()
                                  ? num(doc["memory_bytes"].get<double>() / 1e9) + " GB"
                                  : "the memory";
-        svg += "<text x=\"" + num(left + plot_w - 6) + "\" y=\"" + num(top + 16) + "\" text-anchor=\"end\" fill=\"" + short_colour +
-               "\">shaded: does not fit " + escape(memory) + "</text>\n";
+        svg += "<text x=\"" + num(f.left + f.plot_w() - 6) + "\" y=\"" + num(f.top + 16) + "\" text-anchor=\"end\" fill=\"" + short_colour +
+               "\">shaded: does not fit " + html_escape(memory) + "</text>\n";
     }
-    // Grid and y ticks.
-    for (double v = 0; v <= y_top + step / 2; v += step) {
-        svg += "<line x1=\"" + num(left) + "\" y1=\"" + num(sy(v)) + "\" x2=\"" + num(left + plot_w) + "\" y2=\"" + num(sy(v)) +
-               "\" stroke=\"#e0e0e0\"/>\n";
-        svg += "<text x=\"" + num(left - 8) + "\" y=\"" + num(sy(v) + 4) + "\" text-anchor=\"end\">" + num(v, step < 1 ? 1 : 0) + "</text>\n";
-    }
-    // X ticks at the points.
-    for (const auto& p : points) {
-        svg += "<line x1=\"" + num(sx(p.x)) + "\" y1=\"" + num(top + plot_h) + "\" x2=\"" + num(sx(p.x)) + "\" y2=\"" + num(top + plot_h + 5) +
-               "\" stroke=\"#333333\"/>\n";
-        svg += "<text x=\"" + num(sx(p.x)) + "\" y=\"" + num(top + plot_h + 19) + "\" text-anchor=\"middle\">" + count_label(p.x) + "</text>\n";
-    }
-    svg += "<line x1=\"" + num(left) + "\" y1=\"" + num(top + plot_h) + "\" x2=\"" + num(left + plot_w) + "\" y2=\"" + num(top + plot_h) +
-           "\" stroke=\"#333333\"/>\n";
-    svg += "<line x1=\"" + num(left) + "\" y1=\"" + num(top) + "\" x2=\"" + num(left) + "\" y2=\"" + num(top + plot_h) + "\" stroke=\"#333333\"/>\n";
-    svg += "<text x=\"" + num(left + plot_w / 2) + "\" y=\"" + num(height - 16) + "\" text-anchor=\"middle\">" +
-           (axis_name == "context" ? "context (tokens in the cache)" : "rows per step") + "</text>\n";
-    svg += "<text x=\"18\" y=\"" + num(top + plot_h / 2) + "\" text-anchor=\"middle\" transform=\"rotate(-90 18 " + num(top + plot_h / 2) +
-           ")\">tokens/s</text>\n";
+    svg += chart::axes(f, y, axis_name == "context" ? "context (tokens in the cache)" : "rows per step", "tokens/s");
+    for (const auto& p : points) svg += chart::x_tick(f, sx(p.x), count_label(p.x));  // at the points
     // The curve, then its points coloured by what bounds the step.
     std::string line;
     for (const auto& p : points) line += (line.empty() ? "" : " ") + num(sx(p.x)) + "," + num(sy(p.tokens_per_s));
@@ -161,10 +112,10 @@ Result<std::string> sweep_chart_svg(const std::string& text, const std::string& 
                (p.fits ? "" : ", does not fit") + "</title></circle>\n";
     }
     // Legend.
-    const double ly = top - 10;  // under the title
-    svg += "<circle cx=\"" + num(width - 300) + "\" cy=\"" + num(ly) + "\" r=\"4.5\" fill=\"" + memory_colour + "\"/><text x=\"" + num(width - 290) +
+    const double ly = f.top - 10;  // under the title
+    svg += "<circle cx=\"" + num(f.width - 300) + "\" cy=\"" + num(ly) + "\" r=\"4.5\" fill=\"" + memory_colour + "\"/><text x=\"" + num(f.width - 290) +
            "\" y=\"" + num(ly + 4) + "\">memory-bound</text>\n";
-    svg += "<circle cx=\"" + num(width - 180) + "\" cy=\"" + num(ly) + "\" r=\"4.5\" fill=\"" + compute_colour + "\"/><text x=\"" + num(width - 170) +
+    svg += "<circle cx=\"" + num(f.width - 180) + "\" cy=\"" + num(ly) + "\" r=\"4.5\" fill=\"" + compute_colour + "\"/><text x=\"" + num(f.width - 170) +
            "\" y=\"" + num(ly + 4) + "\">compute-bound</text>\n";
     svg += "</svg>\n";
     return svg;

@@ -36,6 +36,7 @@ FileKind file_kind(std::string_view text) {
         if (name == "kbp-graph/v2") return FileKind::plan;
         if (name == "kbp-ranges/v1") return FileKind::ranges;
         if (name == "kbp-sensitivity/v1") return FileKind::sensitivity;
+        if (name == "kbp-frontier/v1") return FileKind::frontier;
         if (name == "kbp-view/v1") return FileKind::view;
         if (name == "kbp-diff/v1") return FileKind::diff;
         if (name.rfind("kbp-stage", 0) == 0 || name.rfind("kbp-build-knobs", 0) == 0) return FileKind::stage;
@@ -57,6 +58,7 @@ std::string describe(FileKind kind) {
         case FileKind::model_config: return "a model config (config.json with model_type)";
         case FileKind::ranges: return "a ranges file (kbp-ranges/v1)";
         case FileKind::sensitivity: return "a sensitivity file (kbp-sensitivity/v1)";
+        case FileKind::frontier: return "a Pareto frontier (kbp-frontier/v1, from kbp tune --frontier)";
         case FileKind::view: return "a view (kbp-view/v1, from kbp export json)";
         case FileKind::diff: return "a plan diff (kbp-diff/v1, from kbp diff --json)";
         case FileKind::stage: return "a compile stage's file (from kbp export stage)";
@@ -79,6 +81,7 @@ std::string wrong_kind(std::string_view text, FileKind expected) {
     std::string advice;
     if (found == FileKind::model_config && expected == FileKind::plan) advice = ": plan it first with 'kbp plan CONFIG -o PLAN'";
     if (found == FileKind::plan && expected == FileKind::model_config) advice = ": kbp plan reads the model's config.json";
+    if (found == FileKind::frontier && expected == FileKind::plan) advice = ": kbp render draws it as a chart (-o OUT.svg)";
     return "this is " + describe(found) + ", not " + describe(expected) + advice;
 }
 

@@ -17,6 +17,7 @@ enum class FileKind {
     model_config,  // a HuggingFace config.json (model_type)
     ranges,        // kbp-ranges/v1
     sensitivity,   // kbp-sensitivity/v1 (kbp tune --sensitivity)
+    frontier,      // kbp-frontier/v1 (kbp tune --frontier)
     view,          // kbp-view/v1 (kbp export json)
     diff,          // kbp-diff/v1 (kbp diff --json)
     stage,         // a compile stage's STAGE.json, build_knobs.json or ops.json

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "exporters/chart_svg.hpp"
 #include "exporters/sweep_chart.hpp"
 #include "cost/cost_sweep.hpp"
 #include "planner/plan.hpp"
@@ -98,8 +99,9 @@ TEST_CASE("a context sweep is the cost at each context, and says where the cache
     CHECK(count(*svg, "<polyline") == 1);
     CHECK(svg->find("shaded: does not fit 85.9 GB") != std::string::npos);
     CHECK(svg->find(">4M</text>") != std::string::npos);
-    CHECK(kbp::exporters::is_sweep_json(kbp::planner::sweep_json(*sweep)));
-    CHECK_FALSE(kbp::exporters::is_sweep_json(kbp::test::slurp(kbp::test::seed_path())));
+    using kbp::exporters::ChartKind;
+    CHECK(kbp::exporters::chart_kind(kbp::planner::sweep_json(*sweep)) == ChartKind::sweep);
+    CHECK(kbp::exporters::chart_kind(kbp::test::slurp(kbp::test::seed_path())) == ChartKind::none);
 }
 
 TEST_CASE("a rows sweep raises tokens/s with the rows, and marks where the step turns compute-bound", "[sweep][cost]") {
