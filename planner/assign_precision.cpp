@@ -232,7 +232,7 @@ Status assign_precision(Ir& ir) {
         for (const auto& [id, formats] : ir.request.node_formats)
             if (std::find(ids.begin(), ids.end(), id) == ids.end())
                 return make_error(ErrorCode::invalid_input, "node_formats/" + id,
-                                  "this model has no node '" + id + "'" + schema::name_hint(id, ids, "nodes"));
+                                  "this model has no node '" + id + "'" + schema::layered_name_hint(id, ids, "nodes", "the model"));
     }
     // An entry for an op this model never has (the experts of a recipe shared with MoE models, on
     // a dense one, or on a dense Nemotron-H whose architecture lays MoE layers out for others) is

@@ -57,7 +57,7 @@ Status check_file(const DataFile& f, const Vocabulary& names) {
     auto it = schemas().find(schema_key(f));
     if (it == schemas().end()) {
         if (f.kind == "explain") return located(ErrorCode::invalid_input, f.origin, "", "explain/ holds families.json and formats.json only");
-        if (f.kind == "vocabulary") return located(ErrorCode::invalid_input, f.origin, "", "vocabulary/ holds settings.json and config-fields.json only");
+        if (f.kind == "vocabulary") return located(ErrorCode::invalid_input, f.origin, "", "vocabulary/ holds settings.json, config-fields.json and model-types.json only");
         return located(ErrorCode::invalid_input, f.origin, "", "kbp has no schema for '" + f.kind + "' files");
     }
     const Schema& schema = it->second;

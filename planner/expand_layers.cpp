@@ -56,7 +56,7 @@ Result<std::optional<bool>> layer_list_says(const Ir& ir, const Json& spec, cons
     const std::string field = spec.at("field").get<std::string>();
     auto list = cfg.find(field);
     if (list == cfg.end() || list->is_null()) return std::optional<bool>();
-    const std::string at = ir.config->origin + ": /" + pointer_token(field);
+    const std::string at = ir.config_at(pointer_token(field));
     if (!list->is_array()) return make_error(ErrorCode::invalid_input, at, "expected a list of layers");
     auto integer = [](const Json& x) -> std::optional<std::int64_t> {
         if (x.is_boolean()) return x.get<bool>() ? 1 : 0;
@@ -116,7 +116,7 @@ Result<std::optional<bool>> layer_char_says(const Ir& ir, const Json& choice, co
     const Json& cfg = ir.config->json;
     const Json& spec = choice["layer_char"];
     const std::string field = spec.at("field").get<std::string>();
-    const std::string at = ir.config->origin + ": /" + pointer_token(field);
+    const std::string at = ir.config_at(pointer_token(field));
     const std::string arch = ir.architecture_name();
     auto text = cfg.find(field);
     if (text == cfg.end() || text->is_null()) {
@@ -208,7 +208,7 @@ std::optional<Error> unplanned_layer_type(const Ir& ir, const Json& choices, std
     const Json& here = (*layer_types)[static_cast<std::size_t>(i)];
     if (planned.empty() || !here.is_string() || std::find(planned.begin(), planned.end(), here.get<std::string>()) != planned.end())
         return std::nullopt;
-    return unplanned_kind(ir, ir.config->origin + ": /layer_types/" + std::to_string(i), here.get<std::string>(), planned);
+    return unplanned_kind(ir, ir.config_at("layer_types/" + std::to_string(i)), here.get<std::string>(), planned);
 }
 
 struct BlockUse {
@@ -362,6 +362,7 @@ Status expand_layers(Ir& ir) {
             if (spec.contains("state")) n.node.state = schema::parse_state_roles(spec["state"].get<std::string>());
             n.weighted = ir.has_weight(n.node.op);
             n.modules = module_names(arch, spec, use.layer);
+            for (auto& m : n.modules) m = ir.module_name(std::move(m));
             if (auto s = own_point(ir, spec, where, n); !s) return s;
             for (const auto& input : spec.value("in", Json::array())) {
                 std::string name = input.get<std::string>();

@@ -84,6 +84,14 @@ const Json* Ir::kernel_instance(const std::string& kernel, const DataFile** file
     return nullptr;
 }
 
+std::string Ir::config_at(const std::string& below) const { return config->origin + ": " + config_pointer + "/" + below; }
+
+std::string Ir::module_name(std::string name) const {
+    for (const auto& [from, to] : module_roots)
+        if (name.rfind(from, 0) == 0) return to + name.substr(from.size());
+    return name;
+}
+
 Error Ir::config_error(const std::vector<std::string>& names, const std::string& message, bool smallest) const {
     std::vector<std::string> fields;
     for (const auto& text : names) {
@@ -108,7 +116,7 @@ Error Ir::config_error(const std::vector<std::string>& names, const std::string&
         bool better = smallest ? v < best_value : (v < 0 ? -v : v) > best_value;
         if (best.empty() || better) best = f, best_value = smallest ? v : (v < 0 ? -v : v);
     }
-    return make_error(ErrorCode::invalid_input, config->origin + ": /" + pointer_token(best), message + (values.empty() ? "" : " (" + values + ")"));
+    return make_error(ErrorCode::invalid_input, config_at(pointer_token(best)), message + (values.empty() ? "" : " (" + values + ")"));
 }
 
 bool Ir::has_weight(const schema::Op& op) const {

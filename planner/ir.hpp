@@ -97,7 +97,14 @@ struct ImportedFormats {
 struct Ir {
     PlanRequest request;
     std::shared_ptr<Catalog> catalog;  // owns the data files below
-    const DataFile* config = nullptr;
+    const DataFile* config = nullptr;  // the config planned: the file's, or its text_config (below)
+    // A wrapper's language model (model_types.hpp): the text_config planned in place of the file,
+    // owned here; `config_pointer` is where it sits in the file ("/text_config", "" for the file
+    // itself) and `module_roots` renames the text model's module names to the wrapper's ("model."
+    // -> "model.language_model.").
+    std::shared_ptr<const DataFile> text_config;
+    std::string config_pointer;
+    std::vector<std::pair<std::string, std::string>> module_roots;
     const DataFile* architecture = nullptr;
     const DataFile* recipe = nullptr;
     std::vector<const DataFile*> recipe_parts;
@@ -115,6 +122,7 @@ struct Ir {
     // What the request left to defaults, as chosen: "target h100 (default of architecture
     // 'llama'), recipe fp8-dynamic (default ...), rows 8 (multi_seq default)"; "" when none.
     std::string defaults_chosen;
+    std::vector<std::string> config_defaults_used;  // "num_attention_heads 8": the architecture's config_defaults the config lacked
     std::string inputs_from;  // where the recipe and target were named, for errors: "recipe from --recipe, target from ..."
     std::vector<schema::Symbol> symbols;
     std::int64_t kv_head_replicas = 1;  // --tp a multiple of the kv heads: copies of each (tensor_parallel.hpp)
@@ -130,6 +138,12 @@ struct Ir {
     std::optional<std::int64_t> symbol(std::string_view name) const;
     // The architecture's name as messages give it: its "name", else its file's.
     std::string architecture_name() const;
+    // Where a config field is, for errors: "config.json: /num_hidden_layers", or
+    // "config.json: /text_config/num_hidden_layers" for a wrapper's. `below` is a JSON pointer's
+    // tokens without the leading '/'.
+    std::string config_at(const std::string& below) const;
+    // A module name of the planned model as the checkpoint names it (module_roots applied).
+    std::string module_name(std::string name) const;
     // Every file the plan was made from, in the order its provenance records them: config,
     // architecture, recipe and its parts, target, ranges, kernels, fusion, explain, ops.
     std::vector<const DataFile*> input_files() const;

@@ -16,7 +16,7 @@ namespace {
 constexpr std::int64_t default_max = std::int64_t{1} << 24;  // any width, count or length
 
 Error bad_config(const Ir& ir, const std::string& field, std::string message) {
-    return make_error(ErrorCode::invalid_input, ir.config->origin + ": /" + field, std::move(message));
+    return make_error(ErrorCode::invalid_input, ir.config_at(field), std::move(message));
 }
 
 // A config's per-layer attention kinds against its layer count. It knows the field's JSON
@@ -74,7 +74,10 @@ Status resolve_symbols(Ir& ir) {
     if (auto d = ir.architecture->json.find("config_defaults"); d != ir.architecture->json.end() && d->is_object()) {
         with_defaults = ir.config->json;
         for (const auto& [k, v] : d->items())
-            if (!with_defaults.contains(k) || with_defaults[k].is_null()) with_defaults[k] = v;
+            if (!with_defaults.contains(k) || with_defaults[k].is_null()) {
+                with_defaults[k] = v;
+                ir.config_defaults_used.push_back(k + " " + v.dump());
+            }
     }
     const Json& cfg = with_defaults.is_null() ? ir.config->json : with_defaults;
     const Json& arch = ir.architecture->json;
@@ -207,7 +210,7 @@ Status resolve_symbols(Ir& ir) {
 
     // Per-layer attention kinds must cover the layers.
     if (auto lt = cfg.find("layer_types"); lt != cfg.end() && !lt->is_null())
-        if (auto s = check_layer_types(*lt, ir.symbol("layers")).context(ir.config->origin); !s) return s;
+        if (auto s = check_layer_types(*lt, ir.symbol("layers")); !s) return s.error().at(ir.config_at(s.error().where.substr(1)));
 
     // Fields that describe the plan (rope scaling, tied embeddings, soft-caps, windows).
     schema::JsonObject described;

@@ -165,7 +165,7 @@ Result<std::string> Planner::why(const PlanRequest& request, const std::string& 
     }
     std::vector<std::string> ids;
     for (const auto& n : ir->nodes) ids.push_back(n.node.id);
-    return make_error(ErrorCode::invalid_input, node_id, "no node of that id in the plan" + schema::name_hint(node_id, ids, "nodes"));
+    return make_error(ErrorCode::invalid_input, node_id, "no node of that id in the plan" + schema::layered_name_hint(node_id, ids, "nodes", "the plan"));
 }
 
 }  // namespace kbp::planner

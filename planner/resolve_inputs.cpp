@@ -13,6 +13,7 @@
 #include "planner/expr.hpp"
 #include "planner/import_quant.hpp"
 #include "planner/model_symbols.hpp"
+#include "planner/model_types.hpp"
 #include "planner/limits.hpp"
 #include "planner/passes.hpp"
 #include "planner/ranges.hpp"
@@ -66,24 +67,13 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     if (type == cfg.end() || !type->is_string())
         return make_error(ErrorCode::invalid_input, cfg_name + ": /model_type", "missing (the model's architecture name)");
     std::string model_type = type->get<std::string>();
-    std::string known;
-    std::vector<std::string> types;
-    std::map<std::string, const DataFile*> planned_by;
-    for (const DataFile* a : catalog.all("architectures")) {
-        for (const auto& t : a->json.value("model_types", Json::array())) {
-            known += (known.empty() ? "" : ", ") + t.get<std::string>();
-            types.push_back(t.get<std::string>());
-            planned_by[t.get<std::string>()] = a;
-            if (t == model_type) ir.architecture = a;
-        }
-    }
+    ir.architecture = architecture_for(catalog, model_type);
+    // A multimodal wrapper around a text model kbp plans: that model is planned (model_types.hpp).
+    std::optional<WrappedModel> wrapped;
     if (!ir.architecture) {
-        // A near miss names the architecture file that has it: a misspelled model_types entry shows.
-        std::string near = schema::closest_of(model_type, types);
-        return unsupported(cfg_name + ": /model_type", "unknown model_type '" + model_type + "' (" +
-                                                           (near.empty() ? "kbp plans: " + known
-                                                                         : "did you mean '" + near + "' of " + planned_by[near]->origin + "?") +
-                                                           ")");
+        wrapped = wrapped_model(catalog, *ir.config, model_type);
+        if (!wrapped) return unsupported(cfg_name + ": /model_type", unplanned_model_type(catalog, cfg, model_type));
+        ir.architecture = wrapped->architecture;
     }
     const Json& arch = ir.architecture->json;
 
@@ -104,6 +94,12 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
                               (*q)->at() + ", quant_method " + (*q)->method + ")");
     } else if (*q) {
         ir.quant = **q;
+    }
+    if (wrapped) {
+        ir.text_config = wrapped->config;
+        ir.config = ir.text_config.get();
+        ir.config_pointer = wrapped->pointer;
+        ir.module_roots = wrapped->module_roots;
     }
     std::string recipe_name = ir.quant ? "bf16"
                               : req.recipe ? *req.recipe
@@ -238,7 +234,7 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     // Symbols from the config's numbers, bounded and checked (model_symbols.hpp).
     if (auto s = resolve_symbols(ir); !s) return s;
     // The config fields nothing read, recorded so that none is ignored unseen (config_fields_read.hpp).
-    auto fields = config_fields_read(cfg, arch, catalog);
+    auto fields = config_fields_read(ir.config->json, arch, catalog);
     ir.config_unread = std::move(fields.unread);
     ir.config_metadata = std::move(fields.metadata);
     if (!ir.config_unread.empty()) {
@@ -281,6 +277,7 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     ir.rows = rows;
     // What was left to defaults, said once so that no choice is invisible.
     auto chose = [&](const std::string& what) { ir.defaults_chosen += (ir.defaults_chosen.empty() ? "" : ", ") + what; };
+    if (wrapped) chose(wrapped->said);
     if (!req.target)
         chose("target " + ir.target->name + " (" +
               (hint(cfg, "target")           ? "the config's kbp.target"
@@ -294,6 +291,12 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
                                    : "default of architecture '" + arch_name + "'") +
               ")");
     if (!req.rows && arm->min_rows != arm->max_rows) chose("rows " + std::to_string(rows) + " (" + req.arm + " default)");
+    // Last, as its own list: the fields the config lacks, given transformers' defaults.
+    if (!ir.config_defaults_used.empty()) {
+        std::string used;
+        for (const auto& d : ir.config_defaults_used) used += (used.empty() ? "" : ", ") + d;
+        chose("transformers' defaults for the fields the config lacks (" + ir.architecture->origin + " /config_defaults): " + used);
+    }
     if (auto arms = ir.target->json.find("arms"); arms != ir.target->json.end() && arms->is_array()) {
         bool served = std::any_of(arms->begin(), arms->end(), [&](const Json& a) { return a == req.arm; });
         if (!served) {

@@ -147,7 +147,7 @@ Status check_sensitivity_modules(const Sensitivity& s, const std::vector<std::st
         if (model.names(name)) continue;
         spellings = model.spellings();
         return bad(s.origin, "/modules/" + pointer_token(name),
-                   "the model has no module '" + name + "'" + schema::name_hint(name, spellings, "modules"));
+                   "the model has no module '" + name + "'" + schema::layered_name_hint(name, spellings, "modules", "the model"));
     }
     return Ok{};
 }

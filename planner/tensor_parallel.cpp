@@ -60,7 +60,7 @@ void TensorSplit::split(const std::string& /*name*/, const std::string& field, s
             value = 1;
         } else if (static_cast<int>(rank) < refused_rank_) {
             refused_rank_ = static_cast<int>(rank);
-            refused_ = make_error(ErrorCode::invalid_input, ir_.config->origin + ": /" + field,
+            refused_ = make_error(ErrorCode::invalid_input, ir_.config_at(field),
                                   std::to_string(value) + " " + std::string(split_fields[rank].what) + " do" + (value == 1 ? "es" : "") +
                                       " not split over " + std::to_string(tp_) + " devices (--tp " + std::to_string(tp_) + ")");
         }

@@ -5,6 +5,7 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -164,6 +165,56 @@ std::string name_hint(std::string_view text, std::span<const std::string> names,
     std::string out = " (" + std::string(plural) + ": ";
     for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
     return out + ")";
+}
+
+std::string closest_unrivalled(std::string_view text, std::span<const std::string> names, std::span<const std::string> rivals) {
+    std::string near = closest_of(text, names);
+    if (near.empty()) return near;
+    const std::size_t d = edit_distance(text, near);
+    for (const auto& r : rivals)
+        if (edit_distance(text, r) <= d) return "";
+    return near;
+}
+
+namespace {
+
+// "l3.mlp.down" -> {"l", 3}, "model.layers.3.mlp" -> {"model.layers.", 3}: the text before a name's
+// first number and the number, when a '.' follows it (a layer's member); nullopt otherwise.
+std::optional<std::pair<std::string_view, long>> layer_of(std::string_view name) {
+    auto digit = name.find_first_of("0123456789");
+    if (digit == std::string_view::npos) return std::nullopt;
+    auto end = name.find_first_not_of("0123456789", digit);
+    if (end == std::string_view::npos || name[end] != '.' || end - digit > 9) return std::nullopt;
+    long n = 0;
+    std::from_chars(name.data() + digit, name.data() + end, n);
+    return std::pair{name.substr(0, digit), n};
+}
+
+}  // namespace
+
+std::string layered_name_hint(std::string_view text, std::span<const std::string> names, std::string_view plural, std::string_view whose) {
+    auto layer = layer_of(text);
+    if (!layer) return name_hint(text, names, plural);
+    std::vector<std::string> same_layer;
+    long lo = -1, hi = -1, count = 0;
+    std::vector<long> seen;
+    for (const auto& n : names) {
+        auto l = layer_of(n);
+        if (!l || l->first != layer->first) continue;
+        if (l->second == layer->second) same_layer.push_back(n);
+        if (std::find(seen.begin(), seen.end(), l->second) != seen.end()) continue;
+        seen.push_back(l->second);
+        ++count;
+        lo = lo < 0 ? l->second : std::min(lo, l->second);
+        hi = std::max(hi, l->second);
+    }
+    if (count == 0) return name_hint(text, names, plural);
+    if (same_layer.empty()) {
+        const std::string prefix(layer->first);
+        return " (" + std::string(whose) + " has " + std::to_string(count) + " layer" + (count == 1 ? "" : "s") + ": " + prefix + std::to_string(lo) +
+               (count == 1 ? "" : ".." + prefix + std::to_string(hi)) + ")";
+    }
+    return name_hint(text, same_layer, plural);
 }
 
 template <class E> std::string_view closest_name(std::string_view text) { return closest_of(text, name_table<E>().subspan(1)); }

@@ -86,6 +86,15 @@ std::string closest_of(std::string_view text, std::span<const std::string> names
 // What to add to "unknown X 'text'": " (did you mean 'x'?)" for a near miss, else the names
 // when they are few (" (<plural>: a, b, c)"), else "".
 std::string name_hint(std::string_view text, std::span<const std::string> names, std::string_view plural);
+// name_hint for names numbered by layer ("l3.mlp.down", "model.layers.3.mlp.down_proj"): a name
+// whose layer none of `names` has is answered with the layers there are (" (<whose> has 36
+// layers: l0..l35)"), never with another layer's name; a name of a layer that exists is matched
+// against that layer's names only.
+std::string layered_name_hint(std::string_view text, std::span<const std::string> names, std::string_view plural, std::string_view whose);
+// The closest of `names` to `text`, or "" when nothing is close or one of `rivals` is as close: a
+// hint must not turn one real name into another ('qwen2_mo' is nearer qwen2_moe, a model kbp does
+// not plan, than qwen3_moe, which it does).
+std::string closest_unrivalled(std::string_view text, std::span<const std::string> names, std::span<const std::string> rivals);
 // "'a', 'b', 'c'": the names a refusal says are planned.
 std::string quoted_names(std::span<const std::string> names);
 // "a~1b" for the member "a/b": one RFC 6901 reference token of a JSON pointer.

@@ -160,17 +160,23 @@ TEST_CASE("families: every sample's parameters match its card and its cache the 
         const auto& card = cfg["kbp"]["parameters"];
         // Totals are published exactly (safetensors metadata) or to three figures: within 0.1 %,
         // unless the card says its count is coarser (GLM-4.6's "355B": total_tolerance, with why).
-        CHECK(std::abs(double(m.parameters) / card["total"].get<double>() - 1) <= card.value("total_tolerance", 0.001));
+        // A multimodal wrapper's total holds what kbp does not plan (its vision encoder): `unplanned`.
+        const double planned = card["total"].get<double>() - card.value("unplanned", 0.0);
+        CHECK(std::abs(double(m.parameters) / planned - 1) <= card.value("total_tolerance", 0.001));
         // Active counts are rounded ("37B", "3.6B") and publishers differ on the embedding row.
         if (card.contains("active"))
             CHECK(std::abs(double(m.active_parameters) / card["active"].get<double>() - 1) <= card.value("active_tolerance", 0.025));
+        // A wrapper's language model is its text_config; one that leaves its heads to transformers'
+        // defaults is held to them by its own test (test_wrappers.cpp).
+        const OJson model = cfg.contains("text_config") ? cfg["text_config"] : cfg;
+        if (!model.contains("num_attention_heads") && !model.contains("kv_lora_rank")) continue;
         std::int64_t formula;
-        if (cfg.contains("kv_lora_rank")) {
-            formula = cfg["kv_lora_rank"].get<std::int64_t>() + cfg["qk_rope_head_dim"].get<std::int64_t>();
+        if (model.contains("kv_lora_rank")) {
+            formula = model["kv_lora_rank"].get<std::int64_t>() + model["qk_rope_head_dim"].get<std::int64_t>();
         } else {
-            std::int64_t heads = cfg["num_attention_heads"], kv = cfg.value("num_key_value_heads", heads);
-            std::int64_t hd = cfg.contains("head_dim") && cfg["head_dim"].is_number() ? cfg["head_dim"].get<std::int64_t>()
-                                                                                      : cfg["hidden_size"].get<std::int64_t>() / heads;
+            std::int64_t heads = model["num_attention_heads"], kv = model.value("num_key_value_heads", heads);
+            std::int64_t hd = model.contains("head_dim") && model["head_dim"].is_number() ? model["head_dim"].get<std::int64_t>()
+                                                                                          : model["hidden_size"].get<std::int64_t>() / heads;
             formula = 2 * kv * hd;
         }
         CHECK(cached_values(plan) == formula);
@@ -1032,6 +1038,109 @@ TEST_CASE("families: Granite 4.0-H plans transformers' and vLLM's GraniteMoeHybr
     CHECK(node(p, "l0.mamba.ssm")->kernel == "mamba_ssm::mamba_chunk_scan_combined");
     CHECK(node(p, "l0.mamba.conv")->kernel == "causal_conv1d::causal_conv1d_fn");
     CHECK(node(p, "l0.moe.experts_gate_up")->kernel == "moe::fused_moe_nvfp4");
+}
+
+TEST_CASE("families: a Gemma 3 multimodal config plans its text_config with Gemma3TextConfig's defaults and says so", "[families][wrappers]") {
+    // google/gemma-3-4b-it: Gemma3ForConditionalGeneration (model_type gemma3) whose text_config
+    // names hidden_size 2560, intermediate_size 10240, 34 layers, window 1024 and linear rope
+    // scaling, and leaves the rest to Gemma3TextConfig (8 query heads, 4 KV heads of 256, vocab
+    // 262,208, a full-attention layer every 6th).
+    auto out = kbp::planner::make_plan(request(sample("gemma-3-4b-it")));
+    REQUIRE(out.ok());
+    CHECK_THAT(out->defaults_chosen,
+               Catch::StartsWith("the language model of this gemma3 config: its text_config (model_type gemma3_text); the vision encoder and "
+                                 "projector are not planned, target h100") &&
+                   Catch::EndsWith(", transformers' defaults for the fields the config lacks (embedded:architectures/gemma3_text.json "
+                                   "/config_defaults): tie_word_embeddings true, vocab_size 262208, num_attention_heads 8, num_key_value_heads 4, "
+                                   "head_dim 256, hidden_activation \"gelu_pytorch_tanh\", max_position_embeddings 131072, rope_theta 1000000.0, "
+                                   "attention_bias false, query_pre_attn_scalar 256, rope_local_base_freq 10000.0, sliding_window_pattern 6"));
+    const auto& plan = out->blueprint;
+    CHECK(kbp::schema::validate(plan).empty());
+    // Gemma3TextModel's shapes (transformers src/transformers/models/gemma3/modeling_gemma3.py):
+    // q_proj 2560 -> 8 x 256, k_proj and v_proj -> 4 x 256, o_proj -> 2560, gate_proj and up_proj -> 10240.
+    CHECK(plan.layers.size() == 34);
+    CHECK(out_width(plan, "l0.attn.q") == 2048);
+    CHECK(out_width(plan, "l0.attn.k") == 1024);
+    CHECK(out_width(plan, "l0.attn.v") == 1024);
+    CHECK(out_width(plan, "l0.attn.o") == 2560);
+    CHECK(out_width(plan, "l0.mlp.gate_up") == 2 * 10240);
+    CHECK(out_width(plan, "l0.mlp.down") == 2560);
+    CHECK(out_width(plan, "head.lm_head") == 262208);
+    CHECK(cached_values(plan) == 2 * 4 * 256);
+    // Five sliding layers to each global one: layers 5, 11, 17, 23 and 29 are full attention.
+    CHECK(count_kind(plan, "full_attention") == 5);
+    CHECK(count_kind(plan, "sliding_attention") == 29);
+    CHECK(plan.layers[5].kind.name() == "full_attention");
+    // The parameters: the planned language model is the publisher's 4,300,079,472 less the SigLIP
+    // vision tower and projector, counted here from vision_config by transformers' shapes
+    // (SiglipVisionEmbeddings' patch conv and position table, 27 SiglipEncoderLayers, the
+    // post-layernorm; Gemma3MultiModalProjector's 1152 x 2560 projection and its RMSNorm).
+    const OJson cfg = OJson::parse(kbp::test::slurp(sample("gemma-3-4b-it")));
+    const OJson& vision = cfg["vision_config"];
+    const std::int64_t w = vision["hidden_size"], mlp = vision["intermediate_size"], layers = vision["num_hidden_layers"], patch = vision["patch_size"],
+                       image = vision["image_size"], text = cfg["text_config"]["hidden_size"];
+    const std::int64_t vision_layer = 4 * (w * w + w) + (w * mlp + mlp) + (mlp * w + w) + 2 * 2 * w;
+    const std::int64_t patches = (image / patch) * (image / patch);
+    const std::int64_t tower = layers * vision_layer + (3 * patch * patch * w + w) + patches * w + 2 * w;
+    const std::int64_t projector = w * text + w;
+    const auto& card = cfg["kbp"]["parameters"];
+    CHECK(tower + projector == card["unplanned"].get<std::int64_t>());
+    const auto m = kbp::schema::compute_memory(plan);
+    CHECK(m.parameters == card["total"].get<std::int64_t>() - tower - projector);
+    CHECK(m.parameters == 3'880'263'168);
+    // The same text model written out whole (text_config plus the defaults) plans the same nodes,
+    // named by Gemma3ForCausalLM's modules instead of the wrapper's.
+    kbp::test::TempDir dir;
+    OJson whole = cfg["text_config"];
+    const OJson gemma3_text = OJson::parse(kbp::test::slurp(root + "/planner/data/architectures/gemma3_text.json"));
+    for (const auto& [k, v] : gemma3_text["config_defaults"].items())
+        if (!whole.contains(k)) whole[k] = v;
+    kbp::test::spit(dir.file("config.json"), whole.dump());
+    auto lifted = kbp::planner::make_plan(request(dir.file("config.json")));
+    REQUIRE(lifted.ok());
+    CHECK(lifted->defaults_chosen.find("text_config") == std::string::npos);
+    REQUIRE(lifted->blueprint.nodes.size() == plan.nodes.size());
+    for (std::size_t i = 0; i < plan.nodes.size(); ++i) CHECK(lifted->blueprint.nodes[i].id == plan.nodes[i].id);
+    CHECK(kbp::schema::compute_memory(lifted->blueprint).parameters == m.parameters);
+    // A text_config field is refused where it is: under /text_config.
+    auto bad = changed("gemma-3-4b-it", [](OJson& c) { c["text_config"]["num_hidden_layers"] = 0; });
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().where == "/text_config/num_hidden_layers");
+    // A LLaVA-style wrapper of a planned text model plans too: Mistral 3 around a mistral text_config.
+    auto mistral3 = changed("mistral-small-24b", [](OJson& c) {
+        OJson text = c;
+        text.erase("kbp");
+        c = OJson{{"model_type", "mistral3"}, {"architectures", {"Mistral3ForConditionalGeneration"}}, {"text_config", text}, {"kbp", c["kbp"]}};
+    });
+    REQUIRE(mistral3.ok());
+    CHECK(kbp::schema::compute_memory(*mistral3).parameters == kbp::schema::compute_memory(plan_of(request(sample("mistral-small-24b")))).parameters);
+}
+
+TEST_CASE("families: Qwen1.5-MoE plans transformers' and vLLM's Qwen2MoeSparseMoeBlock: routed experts and a sigmoid-gated shared expert", "[families][config]") {
+    // Qwen1.5-MoE-A2.7B: Qwen2 attention (biased q/k/v), 60 experts of 1408, top 4, one shared
+    // expert of 5632 scaled by sigmoid(shared_expert_gate(x)) (modeling_qwen2_moe.py, vLLM's qwen2_moe.py).
+    const auto plan = plan_of(request(sample("qwen1.5-moe-a2.7b")));
+    CHECK(plan.layers.size() == 24);
+    CHECK(count_template(plan, "attn+moe") == 24);
+    CHECK(out_width(plan, "l0.attn.q") == 2048);
+    CHECK(node(plan, "l0.attn.q")->point.find("bias") != nullptr);
+    CHECK(out_width(plan, "l0.moe.gate") == 60);
+    CHECK(out_width(plan, "l0.moe.experts_gate_up") == 2 * 1408);
+    CHECK(out_width(plan, "l0.moe.shared_gate_up") == 2 * 5632);
+    CHECK(out_width(plan, "l0.moe.shared_gate") == 1);
+    CHECK(node(plan, "l0.moe.blend")->point.find("shared_gate") != nullptr);
+    // The parameters, module by module: q/k/v with biases and o; two norms; the router, 60 experts,
+    // the shared expert and its gate; untied embedding and head; the final norm.
+    const std::int64_t hidden = 2048, vocab = 151936;
+    const std::int64_t attn = 3 * (hidden * hidden + hidden) + hidden * hidden + 2 * hidden;
+    const std::int64_t moe = 60 * hidden + 60 * 3 * hidden * 1408 + 3 * hidden * 5632 + hidden;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 24 * (attn + moe) + 2 * vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 14'315'784'192);
+    // mlp_only_layers gives a layer the dense MLP of intermediate_size.
+    auto dense = changed("qwen1.5-moe-a2.7b", [](OJson& c) { c["mlp_only_layers"] = {0}; });
+    REQUIRE(dense.ok());
+    CHECK(base_template(dense->layers[0].template_name) == "attn+mlp");
+    CHECK(out_width(*dense, "l0.mlp.gate_up") == 2 * 5632);
 }
 
 TEST_CASE("families: latent attention, soft-caps, biases, fused projections and tied embeddings", "[families][ops]") {

@@ -191,12 +191,16 @@ std::vector<LayerTable> layer_tables() {
           {"mlp.down", {"mlp.down_proj"}}}},
         {"gemma-2-9b", 0, m0, join({llama_attn, gemma_post, gemma_mlp})},
         {"gemma-3-1b", 0, m0, join({llama_attn, qk_norm, gemma_post, gemma_mlp})},
+        // Gemma3ForConditionalGeneration: its Gemma3Model's language_model holds the text layers.
+        {"gemma-3-4b-it", 0, "model.language_model.layers.0.", join({llama_attn, qk_norm, gemma_post, gemma_mlp})},
         {"mixtral-8x7b", 0, m0, join({llama_attn, mixtral_moe})},
         // MiniMaxM2SparseMoeBlock: Mixtral's layout plus its e_score_correction_bias (read by the biased top-k).
         {"minimax-m2", 0, m0,
          join({rename_block(llama_attn, "attn", "layerqk_attn"), rename_block(qk_norm, "attn", "layerqk_attn"), mixtral_moe,
                {{"moe.top_k", {"block_sparse_moe.e_score_correction_bias"}}}})},
         {"qwen3-30b-a3b", 0, m0, join({llama_attn, qk_norm, routed})},
+        // Qwen2MoeSparseMoeBlock: the routed experts, shared_expert and its shared_expert_gate (as Qwen3-Next's).
+        {"qwen1.5-moe-a2.7b", 0, m0, join({llama_attn, qwen3_next_moe})},
         // GptOssAttention's sinks; GptOssMLP's router and GptOssExperts' fused gate_up_proj / down_proj.
         {"gpt-oss-20b", 0, m0,
          join({llama_attn,
@@ -361,6 +365,7 @@ TEST_CASE("modules: the embedding, final norm and LM head of every family") {
         {"llama-3.1-8b", "model.embed_tokens", "model.norm", "lm_head"},
         {"qwen3-next-80b-a3b", "model.embed_tokens", "model.norm", "lm_head"},
         {"gemma-2-9b", "model.embed_tokens", "model.norm", "lm_head"},  // tied: lm_head is still the module the head reads
+        {"gemma-3-4b-it", "model.language_model.embed_tokens", "model.language_model.norm", "lm_head"},
         {"granite-4.0-h-tiny", "model.embed_tokens", "model.norm", "lm_head"},
         // NemotronHModel's embeddings and norm_f under the checkpoints' backbone.
         {"nemotron-h-8b-base-8k", "backbone.embeddings", "backbone.norm_f", "lm_head"},

@@ -226,7 +226,10 @@ TEST_CASE("check_sensitivity_modules accepts the model's names, its experts by '
           "s.json: /modules/model.layers.2.mlp.expert: the model has no module 'model.layers.2.mlp.expert' (did you mean 'model.layers.2.mlp.experts'?)");
     CHECK(refusal("transformer.h.17.attn.c_attn") == "s.json: /modules/transformer.h.17.attn.c_attn: the model has no module 'transformer.h.17.attn.c_attn'");
     // A layer the model does not have, an expert index that is not a number, a '/' escaped in the pointer.
-    CHECK(refusal("model.layers.9.mlp.experts").find("the model has no module 'model.layers.9.mlp.experts'") != std::string::npos);
+    // A layer beyond the model's is answered with its layers, not with another layer's module (issue 29).
+    CHECK(refusal("model.layers.9.mlp.experts") ==
+          "s.json: /modules/model.layers.9.mlp.experts: the model has no module 'model.layers.9.mlp.experts' (the model has 4 layers: "
+          "model.layers.0..model.layers.3)");
     CHECK(refusal("model.layers.1.mlp.experts.x.down_proj").find("has no module 'model.layers.1.mlp.experts.x.down_proj'") != std::string::npos);
     CHECK(refusal("a/b~c").rfind("s.json: /modules/a~1b~0c: the model has no module 'a/b~c'", 0) == 0);
 }
