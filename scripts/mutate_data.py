@@ -46,7 +46,9 @@ JUNK = ["", "x", "???", "re:(", "{", "{=1/0}", "*", "fp8/tokn", "linear:", "../.
 HUGE = [2**31, 2**32, 2**53, 2**62, 2**63 - 1, 2**64, 10**30, 1e300]
 
 ERROR_LINE = re.compile(r"^kbp \w+: error: ")
-LOCATED = re.compile(r"^kbp \w+: error: (?P<file>[^\s]+?)(?::(?P<line>\d+):(?P<col>\d+)|: (?P<pointer>/[^\s]*))(?:: |$)")
+# A pointer runs to the ": " before the message: its tokens may hold spaces (an engine's
+# "sources" are keyed by topic, "norm and activation quant fusion").
+LOCATED = re.compile(r"^kbp \w+: error: (?P<file>[^\s]+?)(?::(?P<line>\d+):(?P<col>\d+)|: (?P<pointer>/.*?))(?:: |$)")
 
 
 def data_files():

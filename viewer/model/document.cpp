@@ -7,6 +7,7 @@
 #include "exporters/text.hpp"
 #include "exporters/view.hpp"
 #include "schema/file_kind.hpp"
+#include "schema/names.hpp"
 #include "schema/reader.hpp"
 #include "schema/validator.hpp"
 
@@ -186,21 +187,11 @@ std::int64_t Document::find_node(std::string_view id) const {
 }
 
 std::string Document::unknown_node(std::string_view id) const {
-    std::string text = "no op '" + std::string(id) + "' in " + path_;
-    // "l99.attn.q" in a plan of 36 layers: a layer number is not a spelling to correct.
-    if (id.size() > 1 && id[0] == 'l' && std::isdigit(static_cast<unsigned char>(id[1]))) {
-        std::int64_t layer = 0;
-        std::size_t i = 1;
-        for (; i < id.size() && std::isdigit(static_cast<unsigned char>(id[i])) && layer < 1'000'000'000; ++i) layer = layer * 10 + (id[i] - '0');
-        const auto layers = static_cast<std::int64_t>(plan_.layers.size());
-        if (i < id.size() && id[i] == '.' && layer >= layers)
-            return text + " (the plan has " + std::to_string(layers) + " layer" + (layers == 1 ? "" : "s") +
-                   (layers > 0 ? ": l0 to l" + std::to_string(layers - 1) : "") + ")";
-    }
     std::vector<std::string> ids;
     ids.reserve(ids_.size());
     for (const auto& [name, index] : ids_) ids.push_back(name);
-    return text + schema::name_hint(id, ids, "ops");
+    // "l99.attn.q" in a plan of 36 layers: a layer number is not a spelling to correct.
+    return "no op '" + std::string(id) + "' in " + path_ + schema::layered_name_hint(id, ids, "ops", "the plan");
 }
 
 std::int32_t Document::instance_of_layer(std::int64_t layer) const {

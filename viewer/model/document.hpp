@@ -73,7 +73,7 @@ public:
     const std::vector<std::int32_t>& out_edges(std::size_t node) const { return out_[node]; }
     // The node's index by id, or -1.
     std::int64_t find_node(std::string_view id) const;
-    // Why `id` names no op: a layer the plan does not have ("the plan has 36 layers: l0 to l35"),
+    // Why `id` names no op: a layer the plan does not have ("the plan has 36 layers: l0..l35"),
     // else a near miss among the ops' ids, else nothing more.
     std::string unknown_node(std::string_view id) const;
     // The instance serving a layer, or -1.
