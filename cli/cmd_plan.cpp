@@ -32,11 +32,7 @@ const std::vector<OptionSpec> plan_options{
 // tens of thousands of JSON (Llama-3.1-8B's plan is 32,399 lines).
 void print_summary(const schema::Blueprint& b, const planner::Planner& planner) {
     const auto stats = schema::compute_stats(b);
-    const auto* header = b.provenance ? &b.provenance->planner_header : nullptr;
-    auto header_text = [&](const char* key) -> std::string {
-        const auto* v = header ? header->find(key) : nullptr;
-        return v && v->is_string() ? v->string() : std::string("?");
-    };
+    auto header_text = [&](const char* key) { return header_string(b, key).value_or("?"); };
     std::cout << "plan: " << header_text("architecture") << ", recipe " << header_text("recipe") << ", target " << header_text("target")
               << ", engine " << header_text("engine") << "; " << b.arm.mode.name() << ", " << b.arm.rows << (b.arm.rows == 1 ? " row" : " rows") << "\n";
     std::cout << "  " << stats.layers << " layers, " << schema::with_commas(stats.nodes) << " ops, " << schema::with_commas(stats.groups)
@@ -50,10 +46,10 @@ void print_summary(const schema::Blueprint& b, const planner::Planner& planner) 
     std::cout << "the plan itself is JSON: -o FILE writes it, -o - prints it here ('kbp stats FILE' and 'kbp view FILE' read it)\n";
 }
 
-// Plans one arm, validates the result, writes it; returns the exit code. `chosen` (if given)
-// gets what the request left to defaults.
-int plan_one(const planner::Planner& planner, const planner::PlanRequest& r, const std::string& out, bool compact, bool quiet, bool verbose,
-             std::string* chosen = nullptr) {
+// Plans one arm, validates the result, writes it to `out` (or, when there is none, prints its
+// summary); returns the exit code. `chosen` (if given) gets what the request left to defaults.
+int plan_one(const planner::Planner& planner, const planner::PlanRequest& r, const std::optional<std::string>& out, bool compact, bool quiet,
+             bool verbose, std::string* chosen = nullptr) {
     auto plan = planner.plan(r);
     if (!plan) return report(plan.error());
     if (auto w = planner::memory_fit_warning(planner.catalog(), plan->blueprint, r.config_path)) plan->warnings.push_back(*w);
@@ -76,7 +72,11 @@ int plan_one(const planner::Planner& planner, const planner::PlanRequest& r, con
         print_diagnostics("<plan " + r.arm + ">", problems, 20);
         return report(make_error(ErrorCode::unsupported, r.config_path, "the planner produced an invalid plan (a bug in kbp or its data)"));
     }
-    if (auto s = schema::write_blueprint_file(out, plan->blueprint, {.pretty = !compact}); !s) return report(s.error());
+    if (!out) {
+        print_summary(plan->blueprint, planner);
+        return 0;
+    }
+    if (auto s = schema::write_blueprint_file(*out, plan->blueprint, {.pretty = !compact}); !s) return report(s.error());
     return 0;
 }
 
@@ -94,18 +94,10 @@ int run_plan(int argc, char** argv) {
     if (!arms_value) {
         auto planner = load_planner();
         if (!planner) return report(planner.error());
-        if (!args->value("--output") && isatty(STDOUT_FILENO)) {
-            auto plan = planner->plan(*request);
-            if (!plan) return report(plan.error());
-            if (auto w = planner::memory_fit_warning(planner->catalog(), plan->blueprint, request->config_path)) plan->warnings.push_back(*w);
-            if (!quiet) {
-                if (!plan->defaults_chosen.empty()) std::cerr << "kbp plan: " << plan->defaults_chosen << "\n";
-                for (const auto& w : plan->warnings) warn(w);
-            }
-            print_summary(plan->blueprint, *planner);
-            return 0;
-        }
-        return plan_one(*planner, *request, args->value("--output").value_or("-"), compact, quiet, args->flag("--verbose"));
+        // Without -o: the JSON into a pipe, as always; on a terminal, a summary.
+        std::optional<std::string> out = args->value("--output");
+        if (!out && !isatty(STDOUT_FILENO)) out = "-";
+        return plan_one(*planner, *request, out, compact, quiet, args->flag("--verbose"));
     }
 
     // Several arms: one file each into the folder -o names.

@@ -24,12 +24,6 @@ std::string replan_advice(const schema::Blueprint& b, const std::string& file) {
            " -o plan.json', then run 'kbp why plan.json NODE_ID'";
 }
 
-// The header's string `key`, if any.
-std::optional<std::string> header_string(const schema::Blueprint& b, const char* key) {
-    const auto* v = b.provenance->planner_header.find(key);
-    return v && v->is_string() ? std::optional<std::string>(v->string()) : std::nullopt;
-}
-
 }  // namespace
 
 int run_why(int argc, char** argv) {
@@ -80,23 +74,8 @@ int run_why(int argc, char** argv) {
         if (!path) return report(path.error());
         r.ranges = *path;
     }
-    if (auto settings = header_string(*b, "settings")) {
-        const std::string& s = *settings;
-        for (std::size_t start = 0; start < s.size();) {
-            auto space = s.find(' ', start);
-            if (auto setting = setting_of(s.substr(start, space == std::string::npos ? std::string::npos : space - start)))
-                r.settings.push_back(*setting);
-            if (space == std::string::npos) break;
-            start = space + 1;
-        }
-    }
-    if (const auto* chosen = b->provenance ? b->provenance->planner_header.find("node_formats") : nullptr; chosen && chosen->is_object())
-        for (const auto& [id, f] : chosen->object()) {
-            planner::NodeFormats formats;
-            for (auto [key, into] : {std::pair{"weight", &formats.weight}, {"activation", &formats.activation}, {"why", &formats.why}})
-                if (const auto* v = f.find(key); v && v->is_string()) *into = v->string();
-            r.node_formats.emplace(id, std::move(formats));
-        }
+    r.settings = planner::recorded_settings(*b);
+    r.node_formats = planner::recorded_node_formats(*b);
     auto text = planner::why_node(r, args->positional[1], files);
     if (!text) return report(text.error());
     std::cout << *text;

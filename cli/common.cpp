@@ -49,6 +49,11 @@ std::optional<std::pair<std::string, std::string>> setting_of(const std::string&
     return std::make_pair(kv.substr(0, eq), kv.substr(eq + 1));
 }
 
+std::optional<std::string> header_string(const schema::Blueprint& b, const char* key) {
+    const auto* v = b.provenance ? b.provenance->planner_header.find(key) : nullptr;
+    return v && v->is_string() ? std::optional<std::string>(v->string()) : std::nullopt;
+}
+
 std::optional<schema::Blueprint> load_valid(const std::string& file, int& exit_code, std::size_t max_problems) {
     auto b = schema::load_blueprint(file);
     if (!b) {

@@ -27,6 +27,9 @@ std::optional<std::pair<std::string, std::string>> setting_of(const std::string&
 // config, YAML, ...), an error that says so.
 using schema::as_plan_error;
 
+// The plan's planner_header string `key` ("target", "engine", ...), if it has one.
+std::optional<std::string> header_string(const schema::Blueprint& b, const char* key);
+
 // Loads FILE and requires it to validate; prints what is wrong. nullopt + exit code on failure.
 std::optional<schema::Blueprint> load_valid(const std::string& file, int& exit_code, std::size_t max_problems = 20);
 

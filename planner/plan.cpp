@@ -96,6 +96,34 @@ std::vector<std::string> arm_names() {
 
 std::span<const ArmRun> standard_arms() { return standard; }
 
+std::vector<std::pair<std::string, std::string>> recorded_settings(const schema::Blueprint& b) {
+    std::vector<std::pair<std::string, std::string>> out;
+    const auto* v = b.provenance ? b.provenance->planner_header.find("settings") : nullptr;
+    if (!v || !v->is_string()) return out;
+    const std::string& text = v->string();
+    for (std::size_t start = 0; start < text.size();) {
+        auto space = text.find(' ', start);
+        const std::string item = text.substr(start, space == std::string::npos ? std::string::npos : space - start);
+        if (auto eq = item.find('='); eq != std::string::npos && eq > 0) out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+        if (space == std::string::npos) break;
+        start = space + 1;
+    }
+    return out;
+}
+
+std::map<std::string, NodeFormats> recorded_node_formats(const schema::Blueprint& b) {
+    std::map<std::string, NodeFormats> out;
+    const auto* chosen = b.provenance ? b.provenance->planner_header.find("node_formats") : nullptr;
+    if (!chosen || !chosen->is_object()) return out;
+    for (const auto& [id, f] : chosen->object()) {
+        NodeFormats formats;
+        for (auto [key, into] : {std::pair{"weight", &formats.weight}, {"activation", &formats.activation}, {"why", &formats.why}})
+            if (const auto* v = f.find(key); v && v->is_string()) *into = v->string();
+        out.emplace(id, std::move(formats));
+    }
+    return out;
+}
+
 std::vector<std::string_view> pass_names() {
     std::vector<std::string_view> out;
     for (const auto& p : passes) out.push_back(p.name);

@@ -58,6 +58,12 @@ struct PlanRequest {
     std::string command;  // the command line, for provenance
 };
 
+// What a plan kbp made records of its request in provenance.planner_header, read back for a
+// replay (kbp why) or another plan like it (kbp tune): the settings ("k=v k=v", every one the
+// plan resolved) and the per-node formats that replaced the recipe's.
+std::vector<std::pair<std::string, std::string>> recorded_settings(const schema::Blueprint& plan);
+std::map<std::string, NodeFormats> recorded_node_formats(const schema::Blueprint& plan);
+
 // The passes' names in the order they run (after resolve_inputs), as plan.cpp's table has them.
 std::vector<std::string_view> pass_names();
 

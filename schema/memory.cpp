@@ -94,39 +94,47 @@ WeightUse weight_use(const Blueprint& b, const Node& n, const Edge* in, const Ed
     return w;
 }
 
+NodeEdges first_edges(const Blueprint& b) {
+    const std::size_t count = b.nodes.size();
+    NodeEdges out{std::vector<const Edge*>(count, nullptr), std::vector<const Edge*>(count, nullptr)};
+    for (const auto& e : b.edges) {
+        if (e.to >= 0 && static_cast<std::size_t>(e.to) < count && !out.first_in[e.to] && e.format.id != FormatId::i32) out.first_in[e.to] = &e;
+        if (e.from >= 0 && static_cast<std::size_t>(e.from) < count && !out.first_out[e.from]) out.first_out[e.from] = &e;
+    }
+    return out;
+}
+
+TiedEmbedding tied_embedding(const Blueprint& b, const NodeEdges& edges, const PlanFigures& figures) {
+    TiedEmbedding t;
+    const JsonValue* tie = b.config_field("tie_word_embeddings");
+    if (!tie || *tie != JsonValue(true)) return t;
+    WeightUse table_use, head_use;
+    for (std::size_t i = 0; i < b.nodes.size(); ++i) {
+        const Node& n = b.nodes[i];
+        if (!n.precision.weight) continue;
+        if (n.op.kind.id == OpId::embed && !t.table) t.table = &n, table_use = weight_use(b, n, edges.first_in[i], edges.first_out[i], &figures);
+        if (n.op.kind.id == OpId::lm_head && !t.head) t.head = &n, head_use = weight_use(b, n, edges.first_in[i], edges.first_out[i], &figures);
+    }
+    t.shared_parameters = t.table && t.head;
+    t.stored_once = t.shared_parameters && *t.head->precision.weight == *t.table->precision.weight && head_use.kind == WeightKind::matrix &&
+                    table_use.kind == WeightKind::table && table_use.matrices > 0 && head_use.n * head_use.k == table_use.matrices * table_use.n;
+    return t;
+}
+
 MemoryReport compute_memory(const Blueprint& b) {
     MemoryReport m;
     const std::size_t count = b.nodes.size();
-    std::vector<const Edge*> first_in(count, nullptr), first_out(count, nullptr);
-    for (const auto& e : b.edges) {
-        if (e.to >= 0 && static_cast<std::size_t>(e.to) < count && !first_in[e.to] && e.format.id != FormatId::i32) first_in[e.to] = &e;
-        if (e.from >= 0 && static_cast<std::size_t>(e.from) < count && !first_out[e.from]) first_out[e.from] = &e;
-    }
+    const NodeEdges edges = first_edges(b);
+    const auto& first_in = edges.first_in;
+    const auto& first_out = edges.first_out;
     std::map<std::string, std::int64_t> by_format;
     std::map<std::int64_t, std::int64_t> reserved;
     const PlanFigures figures = plan_figures(b);
     const std::int64_t top_k = figures.top_k.value_or(1);
-    // Tied embeddings (tie_word_embeddings): the LM head's matrix is the embedding table, one
-    // set of parameters, whatever format each op reads it in.
-    const JsonValue* tie = b.config_field("tie_word_embeddings");
-    const bool tied = tie && *tie == JsonValue(true);
-    const Node* table = nullptr;
-    const Node* head = nullptr;
-    WeightUse table_use, head_use;
-    for (std::size_t i = 0; i < count && tied; ++i) {
-        const Node& n = b.nodes[i];
-        if (!n.precision.weight) continue;
-        if (n.op.kind.id == OpId::embed && !table) table = &n, table_use = weight_use(b, n, first_in[i], first_out[i], &figures);
-        if (n.op.kind.id == OpId::lm_head && !head) head = &n, head_use = weight_use(b, n, first_in[i], first_out[i], &figures);
-    }
-    const bool shared_parameters = tied && table && head;
-    // Stored once only when the head reads the embedding's own storage: the same format and the
-    // same elements (vocab x hidden). A recipe that gives the head another format (lm_head_dtype
-    // fp8 beside a bf16 table) makes the engine keep a second, converted tensor for it: both are
-    // stored, though they are one set of parameters.
-    const bool stored_once = shared_parameters && *head->precision.weight == *table->precision.weight && head_use.kind == WeightKind::matrix &&
-                             table_use.kind == WeightKind::table && table_use.matrices > 0 &&
-                             head_use.n * head_use.k == table_use.matrices * table_use.n;
+    const TiedEmbedding tied = tied_embedding(b, edges, figures);
+    const Node* head = tied.head;
+    const bool shared_parameters = tied.shared_parameters;
+    const bool stored_once = tied.stored_once;
     for (std::size_t i = 0; i < count; ++i) {
         const Node& n = b.nodes[i];
         // Parameters (elements, whatever their format).

@@ -47,6 +47,26 @@ PlanFigures plan_figures(const Blueprint& b);
 // expert node looks its figure up itself.
 WeightUse weight_use(const Blueprint& b, const Node& n, const Edge* in, const Edge* out, const PlanFigures* figures = nullptr);
 
+// The first edge into each node (integer ids left out) and out of it, by node index: the
+// widths weight_use shapes a node's weight from.
+struct NodeEdges {
+    std::vector<const Edge*> first_in, first_out;
+};
+NodeEdges first_edges(const Blueprint& b);
+
+// Tied embeddings (tie_word_embeddings): the LM head's matrix is the embedding table, one set of
+// parameters whatever format each op reads it in (`shared_parameters`). It is stored once only
+// when the head reads the table's own storage, the same format and the same elements
+// (`stored_once`): a head in another format (lm_head_dtype fp8 beside a bf16 table) makes the
+// engine keep a second, converted tensor.
+struct TiedEmbedding {
+    const Node* table = nullptr;
+    const Node* head = nullptr;
+    bool shared_parameters = false;
+    bool stored_once = false;
+};
+TiedEmbedding tied_embedding(const Blueprint& b, const NodeEdges& edges, const PlanFigures& figures);
+
 struct MemoryReport {
     std::vector<std::pair<std::string, std::int64_t>> weights_by_format;  // stored bytes, largest first
     std::int64_t weight_bytes = 0;     // stored: every weight once (a tied LM head's table once)

@@ -16,33 +16,20 @@ namespace {
 
 using schema::Blueprint;
 
-// A setting the base plan resolved ("kv_cache_dtype"), from its header's "k=v k=v".
-std::optional<std::string> plan_setting(const Blueprint& b, const std::string& key) {
-    if (!b.provenance) return std::nullopt;
-    const auto* s = b.provenance->planner_header.find("settings");
-    if (!s || !s->is_string()) return std::nullopt;
-    const std::string& text = s->string();
-    for (std::size_t start = 0; start < text.size();) {
-        auto space = text.find(' ', start);
-        std::string item = text.substr(start, space == std::string::npos ? std::string::npos : space - start);
-        if (item.rfind(key + "=", 0) == 0) return item.substr(key.size() + 1);
-        if (space == std::string::npos) break;
-        start = space + 1;
-    }
-    return std::nullopt;
-}
-
 struct Priced {
     Blueprint plan;
     planner::CostReport cost;
 };
 
-// The figures a whole plan has on each measure, over the units' parameters for effective bits.
+// Tokens a second of a step of `rows` rows.
+double tokens_per_s(std::int64_t rows, double time_us) { return time_us > 0 ? static_cast<double>(rows) * 1e6 / time_us : 0; }
+
+// The figures a whole plan has on the step and the memory fit.
 Figures figures_of(const planner::CostReport& c, std::int64_t rows) {
     Figures f;
     f.time_us = c.total.time_us;
     f.memory_bytes = c.stored_weight_bytes + c.resident_state_bytes + c.activation_memory_bytes;
-    f.tokens_s = f.time_us > 0 ? static_cast<double>(rows) * 1e6 / f.time_us : 0;
+    f.tokens_s = tokens_per_s(rows, f.time_us);
     return f;
 }
 
@@ -57,7 +44,6 @@ double value_on(const UnitOption& o, Measure m) {
     return 0;
 }
 
-// Prices every unit in one plan: the groups it owns, its weights, its nodes' formats.
 // The time of each group of a plan by its members' ids (sorted): what a quantizer's group is
 // priced against when it fuses into a group the base plan has without it.
 using GroupTimes = std::map<std::vector<std::string>, double>;
@@ -74,6 +60,7 @@ GroupTimes group_times(const Priced& p) {
     return out;
 }
 
+// Prices every unit in one plan: the groups it owns, its weights, its nodes' formats.
 std::vector<UnitOption> price_units(const std::vector<Unit>& units, const Priced& p, const std::string& candidate, const GroupTimes* plain) {
     const Blueprint& b = p.plan;
     std::map<std::string, std::size_t> node_index;
@@ -99,30 +86,22 @@ std::vector<UnitOption> price_units(const std::vector<Unit>& units, const Priced
                                                n.precision.activation ? std::string(n.precision.activation->name()) : "", ""}});
         }
     }
-    // Weights: each node's, as stored; a tied LM head in the embedding's own format is the table.
-    std::vector<const schema::Edge*> first_in(b.nodes.size(), nullptr), first_out(b.nodes.size(), nullptr);
-    std::vector<std::vector<std::int64_t>> readers(b.nodes.size());
-    for (const auto& e : b.edges) {
-        if (e.to < 0 || e.from < 0) continue;
-        if (!first_in[e.to] && e.format.id != schema::FormatId::i32) first_in[e.to] = &e;
-        if (!first_out[e.from]) first_out[e.from] = &e;
-        readers[e.from].push_back(e.to);
-    }
+    // Weights: each node's, as stored, as the memory fit counts them (a tied LM head reading the
+    // embedding's own storage adds none).
+    const auto edges = schema::first_edges(b);
     const auto figures = schema::plan_figures(b);
-    const schema::JsonValue* tie = b.config_field("tie_word_embeddings");
-    std::optional<schema::Format> table_format;
-    for (const auto& n : b.nodes)
-        if (n.op.kind.id == schema::OpId::embed && n.precision.weight) table_format = *n.precision.weight;
+    const auto tied = schema::tied_embedding(b, edges, figures);
     for (std::size_t i = 0; i < b.nodes.size(); ++i) {
         if (unit_of[i] < 0) continue;
         const auto& n = b.nodes[i];
-        const auto w = schema::weight_use(b, n, first_in[i], first_out[i], &figures);
+        const auto w = schema::weight_use(b, n, edges.first_in[i], edges.first_out[i], &figures);
         UnitOption& o = options[static_cast<std::size_t>(unit_of[i])];
         o.parameters += static_cast<double>(w.k) * static_cast<double>(w.n) * static_cast<double>(w.matrices);
-        const bool tied_head = n.op.kind.id == schema::OpId::lm_head && tie && *tie == schema::JsonValue(true) && table_format &&
-                               n.precision.weight && *n.precision.weight == *table_format;
-        if (!tied_head) o.stored_bytes += static_cast<double>(w.stored_bytes);
+        if (!(tied.stored_once && &n == tied.head)) o.stored_bytes += static_cast<double>(w.stored_bytes);
     }
+    std::vector<std::vector<std::int64_t>> readers(b.nodes.size());
+    for (const auto& e : b.edges)
+        if (e.from >= 0 && e.to >= 0) readers[static_cast<std::size_t>(e.from)].push_back(e.to);
     // Groups: a group holding a unit's node is that unit's (shared evenly when it holds several).
     // A group holding none is a unit's only through the quantizers the planner inserted for it
     // (an act_quant launched alone, or fused into the norm or SiLU·mul before the GEMM), and then
@@ -224,17 +203,6 @@ std::string with_unit(double v, Measure m) {
     return s;
 }
 
-double figure(const Figures& f, Measure m) {
-    switch (m) {
-        case Measure::time: return f.time_us;
-        case Measure::tokens_s: return f.tokens_s;
-        case Measure::memory: return f.memory_bytes;
-        case Measure::effective_bits: return f.effective_bits;
-        case Measure::sensitivity: return f.sensitivity;
-    }
-    return 0;
-}
-
 }  // namespace
 
 std::string_view measure_name(Measure m) {
@@ -303,9 +271,9 @@ Result<TuneResult> tune(const planner::Planner& planner, const TuneRequest& requ
     // Every candidate plan keeps the base's KV cache format: the cache is not a unit's choice,
     // and a candidate's own (fp8-dynamic's fp8 cache) would price attention as the units' saving.
     std::vector<std::pair<std::string, std::string>> settings = request.base.settings;
-    if (auto kv = plan_setting(base->plan, "kv_cache_dtype"))
-        if (std::none_of(settings.begin(), settings.end(), [](const auto& s) { return s.first == "kv_cache_dtype"; }))
-            settings.push_back({"kv_cache_dtype", *kv});
+    if (std::none_of(settings.begin(), settings.end(), [](const auto& s) { return s.first == "kv_cache_dtype"; }))
+        for (const auto& recorded : planner::recorded_settings(base->plan))
+            if (recorded.first == "kv_cache_dtype") settings.push_back(recorded);
 
     std::vector<std::vector<UnitOption>> by_option;  // [option][unit]
     result.options.push_back(*base_request.recipe);
@@ -400,10 +368,11 @@ Result<TuneResult> tune(const planner::Planner& planner, const TuneRequest& requ
     if (request.budget.kind == Measure::effective_bits) limit *= unit_params;
     if (request.budget.kind == Measure::tokens_s) limit = static_cast<double>(rows) * 1e6 / request.budget.value;
     const Solution solution = solve(problem, limit);
+    const double fixed_time_us = fixed_of(Measure::time), fixed_memory = fixed_of(Measure::memory);
     auto figures_of_pick = [&](const std::vector<int>& pick) {
         Figures f;
-        f.time_us = fixed_of(Measure::time);
-        f.memory_bytes = fixed_of(Measure::memory);
+        f.time_us = fixed_time_us;
+        f.memory_bytes = fixed_memory;
         double bits = 0;
         for (std::size_t u = 0; u < pick.size(); ++u) {
             const UnitOption& o = result.units[u].options[static_cast<std::size_t>(pick[u])];
@@ -413,13 +382,22 @@ Result<TuneResult> tune(const planner::Planner& planner, const TuneRequest& requ
             f.sensitivity += o.score;
         }
         f.effective_bits = unit_params > 0 ? bits / unit_params : 0;
-        f.tokens_s = f.time_us > 0 ? static_cast<double>(rows) * 1e6 / f.time_us : 0;
+        f.tokens_s = tokens_per_s(rows, f.time_us);
         return f;
+    };
+    // A plan of the base with each unit at its pick's option (index 0, the base, adds nothing).
+    auto request_for = [&](const std::vector<int>& pick) {
+        planner::PlanRequest r = base_request;
+        r.settings = settings;
+        for (std::size_t u = 0; u < pick.size(); ++u)
+            if (pick[u] != 0)
+                for (const auto& [id, formats] : result.units[u].options[static_cast<std::size_t>(pick[u])].formats) r.node_formats[id] = formats;
+        return r;
     };
     if (!solution.feasible) {
         double smallest = solution.smallest_constraint;
         if (request.budget.kind == Measure::effective_bits) smallest /= unit_params;
-        if (request.budget.kind == Measure::tokens_s) smallest = static_cast<double>(rows) * 1e6 / smallest;
+        if (request.budget.kind == Measure::tokens_s) smallest = tokens_per_s(rows, smallest);
         return make_error(ErrorCode::invalid_input, "--budget",
                           request.budget.text + " cannot be met with " + std::to_string(result.options.size()) + " options per unit: the " +
                               (request.budget.kind == Measure::tokens_s ? "most" : "least") + " any choice reaches is " +
@@ -429,26 +407,20 @@ Result<TuneResult> tune(const planner::Planner& planner, const TuneRequest& requ
     result.estimated = figures_of_pick(solution.best.pick);
     result.gap = solution.best.objective - solution.lower_bound;
     result.thinned = solution.thinned;
-    std::vector<int> base_pick(result.units.size(), 0);
-    result.base = figures_of_pick(base_pick);
-    result.base.time_us = base_figures.time_us;
+    result.base = figures_of_pick(std::vector<int>(result.units.size(), 0));  // the fixed parts are the base's less its units: its own step
 
-    // The tuned plan: each unit that moved from the base takes its candidate's node formats.
-    planner::PlanRequest tuned = base_request;
-    tuned.settings = settings;
+    // The tuned plan: each unit that moved from the base takes its candidate's node formats,
+    // and says why.
     for (std::size_t u = 0; u < result.units.size(); ++u) result.units[u].chosen = solution.best.pick[u];
-    for (std::size_t u = 0; u < result.units.size(); ++u) {
-        TunedUnit& t = result.units[u];
+    planner::PlanRequest tuned = request_for(solution.best.pick);
+    for (const TunedUnit& t : result.units) {
         if (t.chosen == 0) continue;
         const UnitOption& o = t.options[static_cast<std::size_t>(t.chosen)];
         char why[512];
         std::snprintf(why, sizeof why, "kbp tune: unit %s takes %s (sensitivity %.4g; %+.2f us a step against %s; %lld quantization point%s)",
                       t.unit.name.c_str(), o.candidate.c_str(), o.score, o.time_us - t.options[0].time_us, t.options[0].candidate.c_str(),
                       static_cast<long long>(o.quant_points), o.quant_points == 1 ? "" : "s");
-        for (auto [id, formats] : o.formats) {
-            formats.why = why;
-            tuned.node_formats[id] = formats;
-        }
+        for (const auto& formats : o.formats) tuned.node_formats[formats.first].why = why;
     }
     auto plan = planner.plan(tuned);
     if (!plan) return plan.error();
@@ -457,16 +429,11 @@ Result<TuneResult> tune(const planner::Planner& planner, const TuneRequest& requ
     // The bits-only allocation at the same effective bits, planned for the comparison.
     result.bits_only_pick = bits_only_allocation(result.units, result.estimated.effective_bits * unit_params);
     {
-        planner::PlanRequest r = base_request;
-        r.settings = settings;
-        for (std::size_t u = 0; u < result.units.size(); ++u)
-            for (const auto& [id, formats] : result.units[u].options[static_cast<std::size_t>(result.bits_only_pick[u])].formats)
-                if (result.bits_only_pick[u] != 0) r.node_formats[id] = formats;
-        auto other = price(r);
+        auto other = price(request_for(result.bits_only_pick));
         if (!other) return other.error();
         Figures f = figures_of_pick(result.bits_only_pick);
         f.time_us = other->cost.total.time_us;
-        f.tokens_s = f.time_us > 0 ? static_cast<double>(rows) * 1e6 / f.time_us : 0;
+        f.tokens_s = tokens_per_s(rows, f.time_us);
         result.bits_only = f;
     }
     auto cost = planner::estimate_cost(planner.catalog(), plan->blueprint, cost_options);
