@@ -1143,6 +1143,55 @@ TEST_CASE("families: Qwen1.5-MoE plans transformers' and vLLM's Qwen2MoeSparseMo
     CHECK(out_width(*dense, "l0.mlp.gate_up") == 2 * 5632);
 }
 
+TEST_CASE("families: Command R plans transformers' and vLLM's Cohere block: one LayerNorm feeding attention and MLP in parallel, scaled logits", "[families][config]") {
+    const auto plan = plan_of(request(sample("command-r-v01")));
+    CHECK(plan.layers.size() == 40);
+    CHECK(base_template(plan.layers[1].template_name) == "attn_mlp");
+    // The attention and the MLP read the same normed input; the layer adds both to the residual.
+    CHECK(nth_in_width(plan, "l0.attn_mlp.q", 0) == 8192);
+    CHECK(nth_in_width(plan, "l0.attn_mlp.gate_up", 0) == 8192);
+    CHECK(out_width(plan, "l0.attn_mlp.gate_up") == 2 * 22528);
+    CHECK(node(plan, "l0.attn_mlp.input_norm")->op.kind.name() == "layer_norm");
+    CHECK(node(plan, "l0.attn_mlp.q_norm") == nullptr);  // use_qk_norm false (Command R v01)
+    CHECK(cached_values(plan) == 2 * 64 * 128);
+    REQUIRE(config_field(plan, "logit_scale"));
+    // Per layer: q/k/v/o 8192 x 8192, gate/up/down 8192 x 22528, one weight-only LayerNorm; the
+    // embedding tied to the head; the final LayerNorm.
+    const std::int64_t hidden = 8192, inter = 22528, vocab = 256000;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 40 * (4 * hidden * hidden + 3 * hidden * inter + hidden) + vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 34'980'831'232);
+    // Command R+'s use_qk_norm: a LayerNorm of q and of k with a weight per head channel.
+    auto plus = changed("command-r-v01", [](OJson& c) { c["use_qk_norm"] = true; c["num_key_value_heads"] = 8; });
+    REQUIRE(plus.ok());
+    CHECK(node(*plus, "l0.attn_mlp.q_norm")->op.kind.name() == "layer_norm");
+    CHECK(kbp::schema::compute_memory(*plus).parameters ==
+          40 * (2 * hidden * hidden + 2 * hidden * 1024 + 3 * hidden * inter + hidden + hidden + 1024) + vocab * hidden + hidden);
+}
+
+TEST_CASE("families: InternLM2.5 plans its checkpoint's modules: one packed wqkv, w1/w3/w2, tok_embeddings and output", "[families][config]") {
+    const auto plan = plan_of(request(sample("internlm2.5-7b-chat")));
+    CHECK(plan.layers.size() == 32);
+    CHECK(out_width(plan, "l0.attn.qkv") == (32 + 2 * 8) * 128);
+    CHECK(out_width(plan, "l0.mlp.gate_up") == 2 * 14336);
+    CHECK(cached_values(plan) == 2 * 8 * 128);
+    const std::int64_t hidden = 4096, inter = 14336, vocab = 92544;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 32 * (6144 * hidden + hidden * hidden + 3 * hidden * inter + 2 * hidden) + 2 * vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 7'737'708'544);
+    auto biased = changed("internlm2.5-7b-chat", [](OJson& c) { c["bias"] = true; });
+    REQUIRE_FALSE(biased.ok());
+    CHECK(biased.error().where == "/bias");
+}
+
+TEST_CASE("families: Granite 3 plans Llama's shapes with its four scalars recorded", "[families][config]") {
+    const auto plan = plan_of(request(sample("granite-3.3-2b-instruct")));
+    CHECK(plan.layers.size() == 40);
+    CHECK(out_width(plan, "l0.attn.k") == 8 * 64);
+    for (const char* scalar : {"embedding_multiplier", "residual_multiplier", "attention_multiplier", "logits_scaling"}) CHECK(config_field(plan, scalar));
+    const std::int64_t hidden = 2048, kv = 512, inter = 8192, vocab = 49159;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 40 * (2 * hidden * hidden + 2 * hidden * kv + 3 * hidden * inter + 2 * hidden) + vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 2'533'539'840);
+}
+
 TEST_CASE("families: latent attention, soft-caps, biases, fused projections and tied embeddings", "[families][ops]") {
     // DeepSeek-V2-Lite has no q LoRA (q_lora_rank null): one q projection instead of q_a, q_b.
     auto lite = plan_of(request(sample("deepseek-v2-lite")));
