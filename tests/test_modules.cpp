@@ -201,6 +201,11 @@ std::vector<LayerTable> layer_tables() {
         {"qwen3-30b-a3b", 0, m0, join({llama_attn, qk_norm, routed})},
         // Qwen2MoeSparseMoeBlock: the routed experts, shared_expert and its shared_expert_gate (as Qwen3-Next's).
         {"qwen1.5-moe-a2.7b", 0, m0, join({llama_attn, qwen3_next_moe})},
+        // Starcoder2DecoderLayer: LlamaAttention's projections, Starcoder2MLP's c_fc and c_proj.
+        {"starcoder2-3b", 0, m0,
+         join({llama_attn, {{"mlp.post_norm", {"post_attention_layernorm"}}, {"mlp.up", {"mlp.c_fc"}}, {"mlp.down", {"mlp.c_proj"}}}})},
+        // SmolLM3's NoPE layers keep Llama's modules.
+        {"smollm3-3b-base", 3, "model.layers.3.", join({rename_block(llama_attn, "attn", "nope_attn"), llama_mlp})},
         // CohereDecoderLayer: one input_layernorm; CohereAttention and CohereMLP side by side.
         {"command-r-v01", 0, m0,
          join({rename_block(llama_attn, "attn", "attn_mlp"), {{"attn_mlp.gate_up", {"mlp.gate_proj", "mlp.up_proj"}}, {"attn_mlp.down", {"mlp.down_proj"}}}})},
@@ -381,6 +386,7 @@ TEST_CASE("modules: the embedding, final norm and LM head of every family") {
         {"gemma-3-4b-it", "model.language_model.embed_tokens", "model.language_model.norm", "lm_head"},
         {"granite-4.0-h-tiny", "model.embed_tokens", "model.norm", "lm_head"},
         {"internlm2.5-7b-chat", "model.tok_embeddings", "model.norm", "output"},
+        {"starcoder2-3b", "model.embed_tokens", "model.norm", "lm_head"},
         // NemotronHModel's embeddings and norm_f under the checkpoints' backbone.
         {"nemotron-h-8b-base-8k", "backbone.embeddings", "backbone.norm_f", "lm_head"},
     };
