@@ -189,8 +189,11 @@ private:
         return out;
     }
 
-    // In a recipe, a {placeholder} must be one of its settings.
+    // In a recipe, a {placeholder} must be one of its settings; an architecture's formats have
+    // none (no setting fills them: planned as written, "{=1/0}" would be a format of no size).
     std::optional<SchemaProblem> unfilled(const std::string& s, const std::string& p) const {
+        if (file_.kind == "architectures")
+            return at(p, "'" + s + "': an architecture names its formats as they are, without {placeholders} (a recipe's settings choose formats)");
         if (file_.kind != "recipes") return std::nullopt;
         for (const auto& name : placeholders_of(s))
             if (!settings_.contains(name)) return at(p, "'{" + name + "}' names no setting of the recipe" + hint(name, keys_of(settings_), "settings"));

@@ -168,9 +168,12 @@ MemoryReport compute_memory(const Blueprint& b) {
             m.parameters += sinks->integer();  // one learned attention-sink logit per head
             m.active_parameters += sinks->integer();
         } else if ((n.op.kind.id == OpId::rms_norm || n.op.kind.id == OpId::final_norm || n.op.kind.id == OpId::layer_norm) && first_out[i]) {
-            // The norm's scale: its output's width, or point.scale (per-head q/k norms share one head's).
+            // The norm's scale: its output's width, or point.scale (per-head q/k norms share one head's);
+            // a LayerNorm with a bias (point.bias: StarCoder2's nn.LayerNorm) has a shift as wide.
             const auto* scale = n.point.find("scale");
+            const auto* bias = n.point.find("bias");
             std::int64_t width = scale && scale->is_integer() ? scale->integer() : first_out[i]->dim_value;
+            if (bias && *bias == JsonValue(true)) width *= 2;
             m.parameters += width;
             m.active_parameters += width;
         }

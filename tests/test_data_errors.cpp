@@ -157,6 +157,10 @@ TEST_CASE("data files: a corrupt architecture is refused where it is wrong", "[d
     r = refusal(a, [](OJson& d) { d["blocks"]["attn"]["ops"][5]["state"] = "kv:wirte"; });
     CHECK(r.where == a + ": /blocks/attn/ops/5/state");
     CHECK_THAT(r.message, Catch::Contains("did you mean 'write'?"));
+    // An architecture's formats are written out: a {placeholder} no setting fills is refused where it is.
+    r = refusal(a, [](OJson& d) { d["blocks"]["attn"]["ops"][0]["precision"]["output"][0] = "{=1/0}"; });
+    CHECK(r.where == a + ": /blocks/attn/ops/0/precision/output/0");
+    CHECK(r.message == "'{=1/0}': an architecture names its formats as they are, without {placeholders} (a recipe's settings choose formats)");
     r = refusal(a, [](OJson& d) { d["model_types"] = {"glm5_next"}; });
     CHECK(r.where == a + ": /model_types/0");
     CHECK(r.message == "model_type 'glm5_next' is planned by embedded:architectures/glm5_next.json too");

@@ -85,6 +85,12 @@ kbp::Result<kbp::schema::Blueprint> changed(const std::string& name, const std::
     return std::move(p->blueprint);
 }
 
+// Where a sample's config is refused when `field` is set to `value` ("(planned)" if it is not).
+std::string refused_at(const std::string& name, const std::string& field, const OJson& value) {
+    auto r = changed(name, [&](OJson& c) { c[field] = value; });
+    return r.ok() ? "(planned)" : r.error().where;
+}
+
 const kbp::schema::Node* node(const kbp::schema::Blueprint& b, const std::string& id) {
     for (const auto& n : b.nodes)
         if (n.id == id) return &n;
@@ -1141,6 +1147,94 @@ TEST_CASE("families: Qwen1.5-MoE plans transformers' and vLLM's Qwen2MoeSparseMo
     REQUIRE(dense.ok());
     CHECK(base_template(dense->layers[0].template_name) == "attn+mlp");
     CHECK(out_width(*dense, "l0.mlp.gate_up") == 2 * 5632);
+}
+
+TEST_CASE("families: Command R plans transformers' and vLLM's Cohere block: one LayerNorm feeding attention and MLP in parallel, scaled logits", "[families][config]") {
+    const auto plan = plan_of(request(sample("command-r-v01")));
+    CHECK(plan.layers.size() == 40);
+    CHECK(base_template(plan.layers[1].template_name) == "attn_mlp");
+    // The attention and the MLP read the same normed input; the layer adds both to the residual.
+    CHECK(nth_in_width(plan, "l0.attn_mlp.q", 0) == 8192);
+    CHECK(nth_in_width(plan, "l0.attn_mlp.gate_up", 0) == 8192);
+    CHECK(out_width(plan, "l0.attn_mlp.gate_up") == 2 * 22528);
+    CHECK(node(plan, "l0.attn_mlp.input_norm")->op.kind.name() == "layer_norm");
+    CHECK(node(plan, "l0.attn_mlp.q_norm") == nullptr);  // use_qk_norm false (Command R v01)
+    CHECK(cached_values(plan) == 2 * 64 * 128);
+    REQUIRE(config_field(plan, "logit_scale"));
+    // Per layer: q/k/v/o 8192 x 8192, gate/up/down 8192 x 22528, one weight-only LayerNorm; the
+    // embedding tied to the head; the final LayerNorm.
+    const std::int64_t hidden = 8192, inter = 22528, vocab = 256000;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 40 * (4 * hidden * hidden + 3 * hidden * inter + hidden) + vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 34'980'831'232);
+    // Command R+'s use_qk_norm: a LayerNorm of q and of k with a weight per head channel.
+    auto plus = changed("command-r-v01", [](OJson& c) { c["use_qk_norm"] = true; c["num_key_value_heads"] = 8; });
+    REQUIRE(plus.ok());
+    CHECK(node(*plus, "l0.attn_mlp.q_norm")->op.kind.name() == "layer_norm");
+    CHECK(kbp::schema::compute_memory(*plus).parameters ==
+          40 * (2 * hidden * hidden + 2 * hidden * 1024 + 3 * hidden * inter + hidden + hidden + 1024) + vocab * hidden + hidden);
+}
+
+TEST_CASE("families: InternLM2.5 plans its checkpoint's modules: one packed wqkv, w1/w3/w2, tok_embeddings and output", "[families][config]") {
+    const auto plan = plan_of(request(sample("internlm2.5-7b-chat")));
+    CHECK(plan.layers.size() == 32);
+    CHECK(out_width(plan, "l0.attn.qkv") == (32 + 2 * 8) * 128);
+    CHECK(out_width(plan, "l0.mlp.gate_up") == 2 * 14336);
+    CHECK(cached_values(plan) == 2 * 8 * 128);
+    const std::int64_t hidden = 4096, inter = 14336, vocab = 92544;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 32 * (6144 * hidden + hidden * hidden + 3 * hidden * inter + 2 * hidden) + 2 * vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 7'737'708'544);
+    CHECK(refused_at("internlm2.5-7b-chat", "bias", true) == "/bias");
+}
+
+TEST_CASE("families: Granite 3 plans Llama's shapes with its four scalars recorded", "[families][config]") {
+    const auto plan = plan_of(request(sample("granite-3.3-2b-instruct")));
+    CHECK(plan.layers.size() == 40);
+    CHECK(out_width(plan, "l0.attn.k") == 8 * 64);
+    for (const char* scalar : {"embedding_multiplier", "residual_multiplier", "attention_multiplier", "logits_scaling"}) CHECK(config_field(plan, scalar));
+    const std::int64_t hidden = 2048, kv = 512, inter = 8192, vocab = 49159;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 40 * (2 * hidden * hidden + 2 * hidden * kv + 3 * hidden * inter + 2 * hidden) + vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 2'533'539'840);
+}
+
+TEST_CASE("families: StarCoder2 plans transformers' and vLLM's module shapes: biased LayerNorms and projections, an ungated GELU MLP", "[families][config]") {
+    const auto plan = plan_of(request(sample("starcoder2-3b")));
+    CHECK(plan.layers.size() == 30);
+    CHECK(count_kind(plan, "sliding_attention") == 30);  // sliding_window 4096 on every layer
+    CHECK(out_width(plan, "l0.attn.q") == 3072);
+    CHECK(out_width(plan, "l0.attn.k") == 256);
+    CHECK(out_width(plan, "l0.mlp.up") == 12288);
+    CHECK(node(plan, "l0.mlp.act")->op.kind.name() == "gelu");
+    CHECK(node(plan, "l0.attn.input_norm")->op.kind.name() == "layer_norm");
+    CHECK(node(plan, "head.final_norm")->op.kind.name() == "layer_norm");
+    CHECK(cached_values(plan) == 2 * 2 * 128);
+    const std::int64_t hidden = 3072, kv = 256, inter = 12288, vocab = 49152;
+    const std::int64_t layer = 2 * (hidden * hidden + hidden) + 2 * (hidden * kv + kv) + (hidden * inter + inter) + (inter * hidden + hidden) + 2 * 2 * hidden;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 30 * layer + vocab * hidden + 2 * hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 3'030'371'328);
+    // Without biases it is not the model this architecture plans.
+    CHECK(refused_at("starcoder2-3b", "use_bias", false) == "/use_bias");
+}
+
+TEST_CASE("families: SmolLM3 plans Llama's shapes with a NoPE layer every no_rope_layer_interval-th or as no_rope_layers says", "[families][config]") {
+    const auto plan = plan_of(request(sample("smollm3-3b-base")));
+    CHECK(plan.layers.size() == 36);
+    // no_rope_layer_interval 4: layers 3, 7, ..., 35 attend without a rotary embedding.
+    CHECK(count_template(plan, "nope_attn+mlp") == 9);
+    CHECK(node(plan, "l3.nope_attn.q") != nullptr);
+    CHECK(node(plan, "l3.nope_attn.rope") == nullptr);
+    CHECK(node(plan, "l2.attn.rope") != nullptr);
+    const std::int64_t hidden = 2048, kv = 512, inter = 11008, vocab = 128256;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 36 * (2 * hidden * hidden + 2 * hidden * kv + 3 * hidden * inter + 2 * hidden) + vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 3'075'098'624);
+    // An explicit no_rope_layers list decides instead of the interval (1 = RoPE, 0 = NoPE).
+    auto listed = changed("smollm3-3b-base", [](OJson& c) {
+        c["no_rope_layers"] = OJson::array();
+        for (int i = 0; i < 36; ++i) c["no_rope_layers"].push_back(i == 0 ? 0 : 1);
+    });
+    REQUIRE(listed.ok());
+    CHECK(count_template(*listed, "nope_attn+mlp") == 1);
+    CHECK(node(*listed, "l0.nope_attn.q") != nullptr);
+    CHECK(refused_at("smollm3-3b-base", "use_sliding_window", true) == "/use_sliding_window");
 }
 
 TEST_CASE("families: latent attention, soft-caps, biases, fused projections and tied embeddings", "[families][ops]") {

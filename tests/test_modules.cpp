@@ -201,6 +201,23 @@ std::vector<LayerTable> layer_tables() {
         {"qwen3-30b-a3b", 0, m0, join({llama_attn, qk_norm, routed})},
         // Qwen2MoeSparseMoeBlock: the routed experts, shared_expert and its shared_expert_gate (as Qwen3-Next's).
         {"qwen1.5-moe-a2.7b", 0, m0, join({llama_attn, qwen3_next_moe})},
+        // Starcoder2DecoderLayer: LlamaAttention's projections, Starcoder2MLP's c_fc and c_proj.
+        {"starcoder2-3b", 0, m0,
+         join({llama_attn, {{"mlp.post_norm", {"post_attention_layernorm"}}, {"mlp.up", {"mlp.c_fc"}}, {"mlp.down", {"mlp.c_proj"}}}})},
+        // SmolLM3's NoPE layers keep Llama's modules.
+        {"smollm3-3b-base", 3, "model.layers.3.", join({rename_block(llama_attn, "attn", "nope_attn"), llama_mlp})},
+        // CohereDecoderLayer: one input_layernorm; CohereAttention and CohereMLP side by side.
+        {"command-r-v01", 0, m0,
+         join({rename_block(llama_attn, "attn", "attn_mlp"), {{"attn_mlp.gate_up", {"mlp.gate_proj", "mlp.up_proj"}}, {"attn_mlp.down", {"mlp.down_proj"}}}})},
+        // InternLM2DecoderLayer (the checkpoint's modeling_internlm2.py): attention_norm, attention.wqkv and wo,
+        // ffn_norm, feed_forward.w1 (gate), w3 (up), w2 (down).
+        {"internlm2.5-7b-chat", 0, m0,
+         {{"attn.input_norm", {"attention_norm"}},
+          {"attn.qkv", {"attention.wqkv"}},
+          {"attn.o", {"attention.wo"}},
+          {"mlp.post_norm", {"ffn_norm"}},
+          {"mlp.gate_up", {"feed_forward.w1", "feed_forward.w3"}},
+          {"mlp.down", {"feed_forward.w2"}}}},
         // GptOssAttention's sinks; GptOssMLP's router and GptOssExperts' fused gate_up_proj / down_proj.
         {"gpt-oss-20b", 0, m0,
          join({llama_attn,
@@ -243,6 +260,7 @@ std::vector<LayerTable> layer_tables() {
           {"moe.shared_down", {"mixer.shared_experts.down_proj"}}}},
         {"nemotron-3-nano-30b-a3b", 5, b + "5.", nemotron_attn},
         {"nemotron-h-8b-base-8k", 1, b + "1.", {{"mlp.input_norm", {"norm"}}, {"mlp.up", {"mixer.up_proj"}}, {"mlp.down", {"mixer.down_proj"}}}},
+        {"granite-3.3-2b-instruct", 0, m0, join({llama_attn, llama_mlp})},
         {"granite-4.0-h-tiny", 0, m0,
          join({{{"mamba.input_norm", {"input_layernorm"}},
                 {"mamba.in_proj_xbc", {"mamba.in_proj"}},
@@ -367,6 +385,8 @@ TEST_CASE("modules: the embedding, final norm and LM head of every family") {
         {"gemma-2-9b", "model.embed_tokens", "model.norm", "lm_head"},  // tied: lm_head is still the module the head reads
         {"gemma-3-4b-it", "model.language_model.embed_tokens", "model.language_model.norm", "lm_head"},
         {"granite-4.0-h-tiny", "model.embed_tokens", "model.norm", "lm_head"},
+        {"internlm2.5-7b-chat", "model.tok_embeddings", "model.norm", "output"},
+        {"starcoder2-3b", "model.embed_tokens", "model.norm", "lm_head"},
         // NemotronHModel's embeddings and norm_f under the checkpoints' backbone.
         {"nemotron-h-8b-base-8k", "backbone.embeddings", "backbone.norm_f", "lm_head"},
     };
