@@ -11,6 +11,7 @@
 #include "cli/plan_request.hpp"
 #include "cost/cost.hpp"
 #include "planner/plan.hpp"
+#include "schema/memory.hpp"
 #include "schema/numbers.hpp"
 #include "schema/stats.hpp"
 #include "schema/file_io.hpp"
@@ -37,6 +38,10 @@ void print_summary(const schema::Blueprint& b, const planner::Planner& planner) 
               << ", engine " << header_text("engine") << "; " << b.arm.mode.name() << ", " << b.arm.rows << (b.arm.rows == 1 ? " row" : " rows") << "\n";
     std::cout << "  " << stats.layers << " layers, " << schema::with_commas(stats.nodes) << " ops, " << schema::with_commas(stats.groups)
               << " groups launching " << schema::with_commas(stats.launches) << " kernels, " << stats.quant_points << " quantization points\n";
+    const auto& m = stats.memory;
+    char params[160];
+    std::snprintf(params, sizeof params, "  parameters %.1fB, %.1fB active per token\n", m.parameters / 1e9, m.active_parameters / 1e9);
+    std::cout << params << (m.mtp ? schema::mtp_text(*m.mtp) : "");
     if (auto cost = planner::estimate_cost(planner.catalog(), b, planner::CostOptions{}); cost) {
         char line[256];
         std::snprintf(line, sizeof line, "  weights %.2f GB; a step %.1f us at 4096 tokens of context -> %.1f tokens/s\n", cost->stored_weight_bytes / 1e9,

@@ -12,6 +12,13 @@
 // expression is false (then its outputs stand for its first input: a left-out soft-cap hands the
 // logits on); its inputs name tensors of the same block, or "$in", the tensor the previous block
 // handed on (its `output`).
+// The draft arm of a model with multi-token-prediction layers (the architecture's `mtp`, a count
+// above 0) plans one MTP layer instead: mtp.prologue (the target's embedding), the blocks of the
+// first MTP layer, mtp.epilogue (the target's LM head). The plan numbers that layer 0 (a plan's
+// layers are numbered from 0); its modules keep the checkpoint's index, after the target's last
+// layer (model.layers.61.eh_proj). An engine's draft step runs one MTP layer whatever their
+// count (vLLM's DeepSeekMTP: layer mtp_start_layer_idx + spec_step_idx % num_mtp_layers), and
+// they are alike, so the first stands for them.
 // An op's own `point` knobs (and a `weight_shape` [n, k] for weights its edges do not show,
 // such as latent attention's absorbed up-projections) join the node's point. Whether an op reads
 // a weight (and so takes its formats from the recipe) is its ops file's say (ops/*.json).
@@ -216,6 +223,9 @@ struct BlockUse {
     std::optional<std::int64_t> layer;
     std::string attn, slot;
     std::optional<schema::LayerKind> kind;
+    // The checkpoint's index of the layer, when it is not the plan's: the draft step's one MTP
+    // layer is the plan's layer 0 and the checkpoint's model.layers.61.
+    std::optional<std::int64_t> module_layer = std::nullopt;
 };
 
 // The op's own knobs: its `point` (filled), and the [n, k] of a `weight_shape`.
@@ -269,6 +279,17 @@ Status own_point(const Ir& ir, const Json& spec, const std::string& where, IrNod
 
 }  // namespace
 
+Result<std::int64_t> mtp_count(const Ir& ir) {
+    const Json& arch = ir.architecture->json;
+    auto mtp = arch.find("mtp");
+    if (mtp == arch.end()) return std::int64_t{0};
+    const std::string expr = mtp->at("count").get<std::string>();
+    auto v = eval_expr(expr, [&](std::string_view name) { return ir.symbol(name); });
+    if (!v) return ir.config_error({expr}, "multi-token-prediction layers: " + v.error().message, true);
+    if (*v < 0 || *v > max_layers) return ir.config_error({expr}, std::to_string(*v) + " multi-token-prediction layers", *v < 0);
+    return *v;
+}
+
 Status expand_layers(Ir& ir) {
     const Json& arch = ir.architecture->json;
     const std::string& origin = ir.architecture->origin;
@@ -281,8 +302,27 @@ Status expand_layers(Ir& ir) {
         return ir.config_error({count_expr}, std::to_string(*count) + " layers are more than kbp plans (" + std::to_string(max_layers) + ")");
 
     std::vector<BlockUse> uses;
-    for (const auto& b : arch.value("prologue", Json::array())) uses.push_back({b.get<std::string>(), std::nullopt, "", "", std::nullopt});
-    for (std::int64_t i = 0; i < *count; ++i) {
+    auto mtp_layers = mtp_count(ir);
+    if (!mtp_layers) return mtp_layers.error();
+    const Json* mtp = ir.request.arm == "draft" && *mtp_layers > 0 ? &arch["mtp"] : nullptr;
+    for (const auto& b : (mtp ? *mtp : arch).value("prologue", Json::array())) uses.push_back({b.get<std::string>(), std::nullopt, "", "", std::nullopt});
+    if (mtp) {
+        schema::Layer layer;
+        layer.index = 0;
+        if (mtp->contains("kind")) layer.kind = schema::LayerKind::parse((*mtp)["kind"].get<std::string>());
+        const std::string attn = (*mtp)["attention"].get<std::string>();
+        bool seen_attention = false;
+        for (const auto& b : (*mtp)["layer"]) {
+            const std::string block = b.get<std::string>();
+            layer.template_name += (layer.template_name.empty() ? "" : "+") + block;
+            layer.blocks.push_back("l0." + block);
+            // The blocks before the attention feed it ("input"), as a layer's first block does.
+            uses.push_back({block, 0, attn, seen_attention ? "post" : "input", layer.kind, *count});
+            seen_attention = seen_attention || block == attn;
+        }
+        ir.layers.push_back(std::move(layer));
+    }
+    for (std::int64_t i = 0; i < (mtp ? 0 : *count); ++i) {
         schema::Layer layer;
         layer.index = i;
         std::vector<std::string> names, templates;
@@ -314,7 +354,7 @@ Status expand_layers(Ir& ir) {
         }
         ir.layers.push_back(std::move(layer));
     }
-    for (const auto& b : arch.value("epilogue", Json::array())) uses.push_back({b.get<std::string>(), std::nullopt, "", "", std::nullopt});
+    for (const auto& b : (mtp ? *mtp : arch).value("epilogue", Json::array())) uses.push_back({b.get<std::string>(), std::nullopt, "", "", std::nullopt});
 
     const Json& blocks = arch.at("blocks");
     std::optional<TensorRef> handed_on;  // the previous block's output
@@ -361,7 +401,7 @@ Status expand_layers(Ir& ir) {
             n.node.where = schema::WhereName::parse("device");
             if (spec.contains("state")) n.node.state = schema::parse_state_roles(spec["state"].get<std::string>());
             n.weighted = ir.has_weight(n.node.op);
-            n.modules = module_names(arch, spec, use.layer);
+            n.modules = module_names(arch, spec, use.module_layer ? use.module_layer : use.layer);
             for (auto& m : n.modules) m = ir.module_name(std::move(m));
             if (auto s = own_point(ir, spec, where, n); !s) return s;
             for (const auto& input : spec.value("in", Json::array())) {

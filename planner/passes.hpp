@@ -10,6 +10,8 @@ namespace kbp::planner {
 
 Status resolve_inputs(Ir& ir, Catalog& catalog);
 Status expand_layers(Ir& ir);
+// The model's multi-token-prediction layers (the architecture's mtp.count; 0 without an `mtp`).
+Result<std::int64_t> mtp_count(const Ir& ir);
 Status assign_precision(Ir& ir);
 Status insert_smoothing(Ir& ir);
 Status insert_quant(Ir& ir);

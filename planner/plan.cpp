@@ -84,6 +84,47 @@ Status same_inputs(const std::vector<const DataFile*>& read, std::span<const sch
     return Ok{};
 }
 
+// A model with multi-token-prediction layers: the plan records their parameters beside the
+// target's (the Hub's totals count both). The other figure comes from planning the other arm
+// with the same request: the draft step for a target's plan, the target's decode step for a
+// draft's. Parameters do not depend on the arm's rows or the formats, so rows 1 and the recipe's
+// own formats will do: a tuned plan's node ids are not the other plan's, and a checkpoint's
+// quantization_config names modules of the target that the draft step lacks (and the reverse),
+// so the other plan takes the recipe this one resolved. Should it fail all the same, the plan
+// says so in a warning and records no `mtp`, rather than refusing a plan that is whole.
+Status record_mtp(const Catalog& catalog, Ir& ir, schema::Blueprint& b) {
+    auto layers = mtp_count(ir);
+    if (!layers) return layers.error();
+    if (*layers == 0) return Ok{};
+    const bool draft = ir.request.arm == "draft";
+    PlanRequest other = ir.request;
+    other.arm = draft ? "decode" : "draft";
+    other.rows = 1;
+    other.node_formats.clear();
+    if (!other.recipe) other.recipe = ir.recipe->name;
+    auto other_ir = run(catalog, other);
+    auto other_plan = other_ir ? build_blueprint(*other_ir) : Result<schema::Blueprint>(other_ir.error());
+    if (!other_plan) {
+        ir.warnings.push_back("the multi-token-prediction layers' parameters are not counted: planning the " + other.arm +
+                              " arm to count them failed: " + other_plan.error().text());
+        return Ok{};
+    }
+    const auto mine = schema::compute_memory(b), theirs = schema::compute_memory(*other_plan);
+    schema::Mtp mtp;
+    mtp.layers = *layers;
+    // The config fields behind the count ("num_nextn_predict_layers").
+    const std::string count = ir.architecture->json["mtp"]["count"].get<std::string>();
+    if (auto f = ir.symbol_fields.find(count); f != ir.symbol_fields.end())
+        for (const auto& field : f->second) mtp.config_field += (mtp.config_field.empty() ? "" : ", ") + field;
+    if (mtp.config_field.empty()) mtp.config_field = count;
+    // Every MTP layer is alike: the draft step plans the first, its layer nodes its own weights.
+    mtp.parameters = *layers * (draft ? mine : theirs).layer_parameters;
+    mtp.target_parameters = (draft ? theirs : mine).parameters;
+    mtp.draft = draft;
+    b.mtp = std::move(mtp);
+    return Ok{};
+}
+
 }  // namespace
 
 std::span<const ArmSpec> arm_specs() { return arms; }
@@ -161,6 +202,7 @@ Result<PlanOutput> Planner::plan(const PlanRequest& request) const {
                                    " B of activations are live at once (before " + memory.largest_live_at + "), more than the " +
                                    schema::with_commas(ocm->get<std::int64_t>()) + " B on-chip memory: they spill to DDR");
     }
+    if (auto s = record_mtp(catalog_, *ir, *b); !s) return s.error();
     // What the cost needs of each node beyond its edges, so the plan is costed from itself.
     record_node_costs(*b, catalog_);
     return PlanOutput{std::move(*b), ir->warnings, ir->defaults_chosen, ir->config_unread, ir->config_metadata};

@@ -261,6 +261,13 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
         return make_error(ErrorCode::usage, "--arm", "unknown arm '" + req.arm + "'" + schema::name_hint(req.arm, arm_names(), "arms"));
     }
     std::int64_t rows = req.rows.value_or(arm->default_rows);
+    // A model with multi-token-prediction layers verifies what they draft: the last accepted token
+    // and one drafted by each MTP layer (vLLM's num_speculative_tokens = num_nextn_predict_layers
+    // for deepseek_mtp), so its verify arm defaults to that count.
+    auto mtp_layers = mtp_count(ir);
+    if (!mtp_layers) return mtp_layers.error();
+    const bool mtp_verify = !req.rows && req.arm == "verify" && *mtp_layers > 0;
+    if (mtp_verify) rows = std::clamp<std::int64_t>(1 + *mtp_layers, arm->min_rows, arm->max_rows);
     if (rows < arm->min_rows || rows > arm->max_rows) {
         if (arm->min_rows == arm->max_rows) {
             // An arm of fixed rows: say which arms --rows is for.
@@ -290,7 +297,8 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
                : !made_for.empty() ? "the one made for target " + ir.target->name
                                    : "default of architecture '" + arch_name + "'") +
               ")");
-    if (!req.rows && arm->min_rows != arm->max_rows) chose("rows " + std::to_string(rows) + " (" + req.arm + " default)");
+    if (mtp_verify) chose("rows " + std::to_string(rows) + " (verify: the last token and " + std::to_string(rows - 1) + " drafted by the MTP layers)");
+    else if (!req.rows && arm->min_rows != arm->max_rows) chose("rows " + std::to_string(rows) + " (" + req.arm + " default)");
     // Last, as its own list: the fields the config lacks, given transformers' defaults.
     if (!ir.config_defaults_used.empty()) {
         std::string used;

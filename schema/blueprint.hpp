@@ -94,6 +94,21 @@ struct Parallel {
     bool operator==(const Parallel&) const = default;
 };
 
+// The multi-token-prediction layers a checkpoint carries after its last layer (DeepSeek-V3's
+// num_nextn_predict_layers): what the engines' speculative decoding runs as the draft model. A
+// plan of the target records their parameters beside its own (the Hub's totals count both:
+// DeepSeek-V3's 685B is 671B and the MTP module); the draft arm's plan is one MTP layer with the
+// target's embedding and LM head, and records the target's parameters.
+struct Mtp {
+    std::int64_t layers = 0;             // how many the config gives
+    std::string config_field;            // the field that says so ("num_nextn_predict_layers")
+    std::int64_t parameters = 0;         // all of them, less the embedding and LM head they share
+    std::int64_t target_parameters = 0;  // the target model's, as its plan counts them
+    bool draft = false;                  // this plan is the draft step (one MTP layer)
+    Extras extras;
+    bool operator==(const Mtp&) const = default;
+};
+
 struct Arm {
     ArmMode mode;
     std::int64_t rows = 1;
@@ -361,6 +376,7 @@ struct Blueprint {
     // gate|up names both; routed experts "model.layers.3.mlp.experts.*.gate_proj", '*' for each
     // expert). What `kbp export quant` writes and a quantization_config is matched against.
     std::optional<JsonObject> modules;
+    std::optional<Mtp> mtp;
     std::vector<Layer> layers;
     std::vector<Node> nodes;
     std::vector<Edge> edges;

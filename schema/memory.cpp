@@ -22,6 +22,12 @@ bool has_unknown(const Node& n) {
     return false;
 }
 
+std::string billions(std::int64_t n) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1fB", static_cast<double>(n) / 1e9);
+    return text;
+}
+
 }  // namespace
 
 std::optional<std::int64_t> plan_value(const Blueprint& b, std::string_view name) {
@@ -123,6 +129,7 @@ TiedEmbedding tied_embedding(const Blueprint& b, const NodeEdges& edges, const P
 
 MemoryReport compute_memory(const Blueprint& b) {
     MemoryReport m;
+    m.mtp = b.mtp;
     const std::size_t count = b.nodes.size();
     const NodeEdges edges = first_edges(b);
     const auto& first_in = edges.first_in;
@@ -137,6 +144,11 @@ MemoryReport compute_memory(const Blueprint& b) {
     const bool stored_once = tied.stored_once;
     for (std::size_t i = 0; i < count; ++i) {
         const Node& n = b.nodes[i];
+        auto add_parameters = [&](std::int64_t own, std::int64_t active) {
+            m.parameters += own;
+            m.active_parameters += active;
+            if (n.layer) m.layer_parameters += own;
+        };
         // Parameters (elements, whatever their format).
         const WeightUse w = n.precision.weight ? weight_use(b, n, first_in[i], first_out[i], &figures) : WeightUse{};
         if (n.precision.weight) {
@@ -161,12 +173,9 @@ MemoryReport compute_memory(const Blueprint& b) {
                                                                                       : own;
             // Active <= total by construction: what a token reads of a node's weight is part of it
             // (a table or experts of unknown count own 0 here and read none).
-            active = std::min(active, own);
-            m.parameters += own;
-            m.active_parameters += active;
+            add_parameters(own, std::min(active, own));
         } else if (const auto* sinks = n.point.find("sinks"); sinks && sinks->is_integer()) {
-            m.parameters += sinks->integer();  // one learned attention-sink logit per head
-            m.active_parameters += sinks->integer();
+            add_parameters(sinks->integer(), sinks->integer());  // one learned attention-sink logit per head
         } else if ((n.op.kind.id == OpId::rms_norm || n.op.kind.id == OpId::final_norm || n.op.kind.id == OpId::layer_norm) && first_out[i]) {
             // The norm's scale: its output's width, or point.scale (per-head q/k norms share one head's);
             // a LayerNorm with a bias (point.bias: StarCoder2's nn.LayerNorm) has a shift as wide.
@@ -174,8 +183,7 @@ MemoryReport compute_memory(const Blueprint& b) {
             const auto* bias = n.point.find("bias");
             std::int64_t width = scale && scale->is_integer() ? scale->integer() : first_out[i]->dim_value;
             if (bias && *bias == JsonValue(true)) width *= 2;
-            m.parameters += width;
-            m.active_parameters += width;
+            add_parameters(width, width);
         }
         if (n.precision.weight) {
             if (w.kind == WeightKind::none || ((w.kind == WeightKind::table || w.kind == WeightKind::experts) && w.matrices == 0)) {
@@ -230,6 +238,16 @@ MemoryReport compute_memory(const Blueprint& b) {
     return m;
 }
 
+// "671.0B + 11.7B MTP": the target's parameters and the MTP layers', as the Hub's total counts both.
+std::string mtp_text(const Mtp& mtp) {
+    const std::string sum = billions(mtp.target_parameters) + " + " + billions(mtp.parameters) + " MTP (" + std::to_string(mtp.layers) + " " +
+                            (mtp.layers == 1 ? "layer" : "layers") + ", " + mtp.config_field + ") = " +
+                            billions(mtp.target_parameters + mtp.parameters);
+    if (mtp.draft)
+        return "  the draft step: one MTP layer with the target's embedding and LM head; the model " + sum + "\n";
+    return "  with the MTP layers the draft arm plans: " + sum + "\n";
+}
+
 std::string memory_text(const MemoryReport& m) {
     std::string out = "\nmemory\n";
     char params[160];
@@ -238,6 +256,7 @@ std::string memory_text(const MemoryReport& m) {
                       ? (", active per token " + with_commas(m.active_parameters)).c_str()
                       : "");
     out += params;
+    if (m.mtp) out += mtp_text(*m.mtp);
     out += "  weights stored " + with_commas(m.weight_bytes) + " B (" + megabytes(static_cast<double>(m.weight_bytes)) + ")" +
            (m.tied_head_bytes ? ", the LM head reading the tied embedding table (" + with_commas(m.tied_head_bytes) + " B stored once)" : "") +
            (m.weights_unsized ? ", " + std::to_string(m.weights_unsized) + " weighted ops of unknown shape not counted" : "") + "\n";

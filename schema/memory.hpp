@@ -80,6 +80,9 @@ struct MemoryReport {
     // Active: what one token reads of them — top_k routed experts, one row of the embedding table
     // (all of it when the tied head streams it), everything else; never more than the parameters.
     std::int64_t parameters = 0, active_parameters = 0;
+    std::int64_t layer_parameters = 0;  // of them, the layers' (not the prologue's and epilogue's)
+    // The multi-token-prediction layers the plan records (Blueprint::mtp), when it has them.
+    std::optional<Mtp> mtp;
     // Reserved persistent state (point.reserved_ext), per layer in layer order.
     std::vector<std::pair<std::int64_t, std::int64_t>> reserved_by_layer;
     std::int64_t reserved_bytes = 0;
@@ -93,5 +96,7 @@ struct MemoryReport {
 
 MemoryReport compute_memory(const Blueprint& b);
 std::string memory_text(const MemoryReport& m);
+// One line of memory_text: "671.0B + 11.7B MTP (1 layer, num_nextn_predict_layers) = 682.7B".
+std::string mtp_text(const Mtp& mtp);
 
 }  // namespace kbp::schema

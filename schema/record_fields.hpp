@@ -177,6 +177,14 @@ template <> inline constexpr auto record_fields<Arm> = std::tuple{
     field("parallel", &Arm::parallel, Presence::optional),
 };
 
+template <> inline constexpr auto record_fields<Mtp> = std::tuple{
+    field("layers", &Mtp::layers, Presence::required, 1, max_index),
+    field("config_field", &Mtp::config_field),
+    field("parameters", &Mtp::parameters, Presence::required, 0, max_bytes),
+    field("target_parameters", &Mtp::target_parameters, Presence::required, 0, max_bytes),
+    field("draft", &Mtp::draft),
+};
+
 template <> inline constexpr auto record_fields<Parallel> = std::tuple{
     field("tp", &Parallel::tp, Presence::required, 1, 1024),
     field("interconnect", &Parallel::interconnect),
@@ -365,6 +373,7 @@ template <> inline constexpr auto record_fields<Blueprint> = std::tuple{
     field("config_fields", &Blueprint::config_fields, Presence::optional),
     field("node_costs", &Blueprint::node_costs, Presence::optional),
     field("modules", &Blueprint::modules, Presence::optional),
+    field("mtp", &Blueprint::mtp, Presence::optional),
     field("layers", &Blueprint::layers),
     field("nodes", &Blueprint::nodes),
     field("edges", &Blueprint::edges),

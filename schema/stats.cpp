@@ -246,6 +246,13 @@ std::string stats_json(const Stats& s) {
                    {"largest_live_bytes", m.largest_live_bytes},
                    {"largest_live_at", m.largest_live_at},
                    {"unknown_fixed_point", m.unknown_fixed_point}};
+    if (m.mtp)
+        o["memory"]["mtp"] = {{"layers", m.mtp->layers},
+                              {"config_field", m.mtp->config_field},
+                              {"parameters", m.mtp->parameters},
+                              {"target_parameters", m.mtp->target_parameters},
+                              {"with_mtp", m.mtp->target_parameters + m.mtp->parameters},
+                              {"draft", m.mtp->draft}};
     return o.dump(2) + "\n";
 }
 
