@@ -122,7 +122,7 @@ def main():
                     # whose card gives none: Qwen3-Next's "3B" is its name, not a count; kbp's own total
                     # for a dense model whose card rounds to whole billions and says so with a
                     # total_tolerance: Nemotron-H's "8B" and "9B" are 8.10B and 8.89B).
-                    moe = any((cfg.get(k) or 0) > 0 for k in ("num_experts", "n_routed_experts", "num_local_experts"))
+                    moe = any((cfg.get(k) or 0) > 0 for k in ("num_experts", "n_routed_experts", "num_local_experts", "moe_num_experts"))
                     lang = language_config(cfg, architectures)
                     tied = lang.get("tie_word_embeddings", lang["model_type"].startswith("gemma"))
                     if card.get("active"):
