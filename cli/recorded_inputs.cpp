@@ -34,11 +34,12 @@ std::optional<std::size_t> recorded_target(const schema::Blueprint& plan) {
     const auto* name = plan.provenance->planner_header.find("target");
     if (!name || !name->is_string()) return std::nullopt;
     const auto& files = plan.provenance->files;
-    // The target follows the config, the architecture and the recipe (and its parts).
+    // The target follows the config, the architecture and the recipe (and its parts, and the
+    // architectures the architecture extends).
     for (std::size_t i = 3; i < files.size(); ++i) {
         const std::string& p = files[i].path;
         bool data_of_other_kind = is_embedded(p) ? p.rfind("embedded:targets/", 0) != 0
-                                                 : p.find("/recipes/parts/") != std::string::npos;
+                                                 : p.find("/recipes/parts/") != std::string::npos || p.find("/architectures/") != std::string::npos;
         if (!data_of_other_kind && fs::path(p).stem() == name->string()) return i;
     }
     return std::nullopt;

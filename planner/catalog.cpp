@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "planner/architecture_extends.hpp"
 #include "planner/check_data.hpp"
 #include "planner/embedded_data.hpp"
 #include "schema/names.hpp"
@@ -61,6 +62,7 @@ Result<Catalog> Catalog::load(const std::optional<std::string>& override_dir) {
             if (auto s = c.add(relative, path.string(), std::move(*text)); !s) return s.error();
         }
     }
+    if (auto s = resolve_extends(*c.files_); !s) return s.error();
     if (auto s = check_catalog(c); !s) return s.error();
     return c;
 }
@@ -115,6 +117,8 @@ Result<const DataFile*> Catalog::file(const std::string& kind, const std::string
     f->sha256 = schema::sha256_hex(*text);
     f->text = std::move(*text);
     f->json = std::move(*json);
+    if (kind == "architectures")
+        if (auto s = resolve_extends(*f, *this); !s) return s.error();
     if (std::find(data_kinds().begin(), data_kinds().end(), kind) != data_kinds().end())
         if (auto s = check_data_file(*f, *this); !s) return s.error();
     loaded_.push_back(std::move(f));

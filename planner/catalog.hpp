@@ -30,6 +30,9 @@ struct DataFile {
     std::string text;
     nlohmann::ordered_json json;
     std::string sha256;
+    // The architectures this one extends, nearest first (architecture_extends.hpp): its json is
+    // merged onto theirs, and a plan records them as inputs too.
+    std::vector<const DataFile*> bases;
 };
 
 // Whether a recipe or target name is a file's path rather than a catalog name.

@@ -109,9 +109,14 @@ std::span<const std::string_view> data_kinds() { return kinds; }
 
 Status check_catalog(const Catalog& catalog) {
     const auto names = Vocabulary::of(catalog);
-    for (auto kind : kinds)
-        for (const DataFile* f : catalog.all(std::string(kind)))
+    for (auto kind : kinds) {
+        auto files = catalog.all(std::string(kind));
+        // An architecture after those it extends: a fault in a parent is reported in the parent's
+        // file, not in the first child's merge of it.
+        std::stable_sort(files.begin(), files.end(), [](const DataFile* a, const DataFile* b) { return a->bases.size() < b->bases.size(); });
+        for (const DataFile* f : files)
             if (auto s = check_file(*f, names); !s) return s;
+    }
     return check_across(catalog);
 }
 

@@ -169,6 +169,9 @@ private:
         return it == defs->end() ? nullptr : &*it;
     }
 
+    // How many members deep a pointer is ("/layers" and "/extends" both 1: the first branch's is blamed).
+    static std::size_t depth(const std::string& pointer) { return static_cast<std::size_t>(std::count(pointer.begin(), pointer.end(), '/')); }
+
     // The branch to blame when no branch holds: of those whose type fits the value, the one
     // whose problem lies deepest (it got furthest); when none fits, the types they take.
     std::optional<SchemaProblem> any_of(const Json& v, const Json& branches, const std::string& at) {
@@ -184,7 +187,7 @@ private:
             for (const auto& t : types)
                 if (std::find(phrases.begin(), phrases.end(), type_phrase(t)) == phrases.end()) phrases.push_back(type_phrase(t));
             bool fits = types.empty() || std::any_of(types.begin(), types.end(), [&](const std::string& t) { return has_type(v, t); });
-            if (fits && (!best || problem->pointer.size() > best->pointer.size())) best = problem;
+            if (fits && (!best || depth(problem->pointer) > depth(best->pointer))) best = problem;
         }
         if (best) return best;
         return SchemaProblem{at, "expected " + joined(phrases, " or ") + ", not " + type_phrase(type_of(v))};

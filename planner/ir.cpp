@@ -13,6 +13,8 @@ namespace kbp::planner {
 std::vector<const DataFile*> Ir::input_files() const {
     std::vector<const DataFile*> inputs{config, architecture, recipe};
     inputs.insert(inputs.end(), recipe_parts.begin(), recipe_parts.end());
+    // The architectures this one extends (after the recipe: a replay finds the recipe third).
+    inputs.insert(inputs.end(), architecture->bases.begin(), architecture->bases.end());
     if (quant) {
         if (quant->file != config) inputs.push_back(quant->file);
         inputs.push_back(quant->table);

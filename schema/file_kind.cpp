@@ -42,7 +42,7 @@ FileKind file_kind(std::string_view text) {
         if (name.rfind("kbp-stage", 0) == 0 || name.rfind("kbp-build-knobs", 0) == 0) return FileKind::stage;
         return FileKind::unknown;
     }
-    if (j.contains("model_types") && j.contains("blocks")) return FileKind::architecture;
+    if (j.contains("model_types") && (j.contains("blocks") || j.contains("extends"))) return FileKind::architecture;
     if (j.contains("model_type")) return FileKind::model_config;
     if (j.contains("entries") && j["entries"].is_array()) return FileKind::recipe;
     if (j.contains("memory_bandwidth_gbps")) return FileKind::target;

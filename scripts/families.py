@@ -68,6 +68,14 @@ def main():
     a = ap.parse_args()
     arch_dir = os.path.join(root, "planner", "data", "architectures")
     architectures = [json.load(open(os.path.join(arch_dir, f))) for f in sorted(os.listdir(arch_dir)) if f.endswith(".json")]
+    # An architecture that extends another inherits its config_defaults (planner/architecture_extends.hpp).
+    by_name = {arch["name"]: arch for arch in architectures}
+    def inherited_defaults(arch):
+        parent = by_name.get(arch.get("extends"), {})
+        merged = {**(inherited_defaults(parent) if parent else {}), **arch.get("config_defaults", {})}
+        return {k: v for k, v in merged.items() if v is not None}
+    for arch in architectures:
+        arch["config_defaults"] = inherited_defaults(arch)
     bad = 0
     print(f"{'sample':<21} {'model_type':<12} {'target/recipe':<20} {'arm':<13} {'exit':>4} {'nodes':>6} {'groups':>6} "
           f"{'weights/step':>13} {'B/param':>7} {'params (card)':>26} {'active (card)':>24} {'KV B/tok/layer (formula)':>25}")
@@ -114,7 +122,7 @@ def main():
                     # whose card gives none: Qwen3-Next's "3B" is its name, not a count; kbp's own total
                     # for a dense model whose card rounds to whole billions and says so with a
                     # total_tolerance: Nemotron-H's "8B" and "9B" are 8.10B and 8.89B).
-                    moe = any((cfg.get(k) or 0) > 0 for k in ("num_experts", "n_routed_experts", "num_local_experts"))
+                    moe = any((cfg.get(k) or 0) > 0 for k in ("num_experts", "n_routed_experts", "num_local_experts", "moe_num_experts"))
                     lang = language_config(cfg, architectures)
                     tied = lang.get("tie_word_embeddings", lang["model_type"].startswith("gemma"))
                     if card.get("active"):

@@ -1506,3 +1506,136 @@ TEST_CASE("families: llama.cpp's Q8_0 GGUFs plan int8/b32 weights on the mmvq ke
             CHECK(n.kernel->str() == "mmq::mul_mat_q8_0");
         }
 }
+
+TEST_CASE("families: EXAONE 4.0 plans transformers' and vLLM's module shapes: OLMo 2's post-norms with per-head q/k norms and three sliding RoPE layers to one NoPE global", "[families][config]") {
+    const auto plan = plan_of(request(sample("exaone-4.0-32b")));
+    CHECK(plan.layers.size() == 64);
+    // sliding_window_pattern 4: layers 3, 7, ..., 63 attend to the whole cache without RoPE.
+    CHECK(count_kind(plan, "sliding_attention") == 48);
+    CHECK(count_template(plan, "nope_attn+mlp") == 16);
+    CHECK(node(plan, "l3.nope_attn.q_norm") != nullptr);
+    CHECK(node(plan, "l3.nope_attn.rope") == nullptr);
+    CHECK(node(plan, "l2.attn.rope") != nullptr);
+    // Exaone4DecoderLayer is Olmo2DecoderLayer: no norm before attention or MLP, one after each.
+    CHECK(node(plan, "l0.attn.input_norm") == nullptr);
+    CHECK(node(plan, "l0.attn.post_attn_norm") != nullptr);
+    CHECK(node(plan, "l0.mlp.post_ff_norm") != nullptr);
+    CHECK(out_width(plan, "l0.attn.q") == 40 * 128);
+    CHECK(out_width(plan, "l0.attn.k") == 8 * 128);
+    CHECK(out_width(plan, "l0.mlp.gate_up") == 2 * 27392);
+    // q_norm and k_norm are RMSNorm(head_dim): 128 weights each, as vLLM's Exaone4Attention builds them.
+    REQUIRE(node(plan, "l0.attn.q_norm"));
+    CHECK(node(plan, "l0.attn.q_norm")->point.find("scale")->integer() == 128);
+    CHECK(cached_values(plan) == 2 * 8 * 128);
+    const std::int64_t hidden = 5120, kv = 1024, inter = 27392, vocab = 102400;
+    const std::int64_t layer = 2 * hidden * hidden + 2 * hidden * kv + 3 * hidden * inter + 2 * hidden + 2 * 128;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 64 * layer + 2 * vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 32'003'216'384);
+    // The same layers from an explicit layer_types list.
+    auto typed = changed("exaone-4.0-32b", [](OJson& c) {
+        c["layer_types"] = OJson::array();
+        for (int i = 0; i < 64; ++i) c["layer_types"].push_back((i + 1) % 4 ? "sliding_attention" : "full_attention");
+    });
+    REQUIRE(typed.ok());
+    CHECK(count_template(*typed, "nope_attn+mlp") == 16);
+    // No sliding window (EXAONE-4.0-1.2B): every layer global, every layer with RoPE.
+    auto global = changed("exaone-4.0-32b", [](OJson& c) {
+        c["sliding_window"] = nullptr;
+        c["layer_types"] = OJson::array();
+        for (int i = 0; i < 64; ++i) c["layer_types"].push_back("full_attention");
+    });
+    REQUIRE(global.ok());
+    CHECK(count_template(*global, "nope_attn+mlp") == 0);
+    CHECK(count_kind(*global, "sliding_attention") == 0);
+    CHECK(node(*global, "l3.attn.rope") != nullptr);
+    CHECK(refused_at("exaone-4.0-32b", "attention_bias", true) == "/attention_bias");
+}
+
+TEST_CASE("families: Seed-OSS plans transformers' and vLLM's module shapes: biased q/k/v without an o_proj bias and attention twice the residual width", "[families][config]") {
+    const auto plan = plan_of(request(sample("seed-oss-36b-instruct")));
+    CHECK(plan.layers.size() == 64);
+    CHECK(count_kind(plan, "sliding_attention") == 0);
+    CHECK(out_width(plan, "l0.attn.q") == 80 * 128);
+    CHECK(out_width(plan, "l0.attn.k") == 8 * 128);
+    CHECK(nth_in_width(plan, "l0.attn.o", 0) == 80 * 128);
+    CHECK(out_width(plan, "l0.attn.o") == 5120);
+    CHECK(cached_values(plan) == 2 * 8 * 128);
+    const std::int64_t hidden = 5120, q = 10240, kv = 1024, inter = 27648, vocab = 155136;
+    const std::int64_t layer = (hidden * q + q) + 2 * (hidden * kv + kv) + q * hidden + 3 * hidden * inter + 2 * hidden;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 64 * layer + 2 * vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 36'151'104'512);
+    CHECK(refused_at("seed-oss-36b-instruct", "attention_out_bias", true) == "/attention_out_bias");
+    CHECK(refused_at("seed-oss-36b-instruct", "attention_bias", false) == "/attention_bias");
+    CHECK(refused_at("seed-oss-36b-instruct", "mlp_bias", true) == "/mlp_bias");
+}
+
+TEST_CASE("families: InternLM3 plans Llama's shapes as vLLM serves it and refuses its biases", "[families][config]") {
+    const auto plan = plan_of(request(sample("internlm3-8b-instruct")));
+    CHECK(plan.layers.size() == 48);
+    CHECK(out_width(plan, "l0.attn.k") == 2 * 128);
+    CHECK(out_width(plan, "l0.mlp.gate_up") == 2 * 10240);
+    CHECK(cached_values(plan) == 2 * 2 * 128);
+    REQUIRE(config_field(plan, "rope_scaling"));  // dynamic NTK x6: the tables, not the graph
+    const std::int64_t hidden = 4096, kv = 256, inter = 10240, vocab = 128512;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 48 * (2 * hidden * hidden + 2 * hidden * kv + 3 * hidden * inter + 2 * hidden) + 2 * vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 8'804'241'408);
+    CHECK(refused_at("internlm3-8b-instruct", "qkv_bias", true) == "/qkv_bias");
+    CHECK(refused_at("internlm3-8b-instruct", "bias", true) == "/bias");
+}
+
+TEST_CASE("families: ERNIE 4.5 plans Llama's shapes with the interleaved rotary embedding and tied embeddings", "[families][config]") {
+    const auto plan = plan_of(request(sample("ernie-4.5-0.3b-pt")));
+    CHECK(plan.layers.size() == 18);
+    CHECK(out_width(plan, "l0.attn.q") == 16 * 128);
+    CHECK(out_width(plan, "l0.attn.o") == 1024);
+    REQUIRE(node(plan, "l0.attn.rope"));
+    REQUIRE(node(plan, "l0.attn.rope")->point.find("layout"));
+    CHECK(node(plan, "l0.attn.rope")->point.find("layout")->string() == "interleaved");
+    REQUIRE(config_field(plan, "tie_word_embeddings"));
+    const std::int64_t hidden = 1024, q = 2048, kv = 256, inter = 3072, vocab = 103424;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 18 * (2 * hidden * q + 2 * hidden * kv + 3 * hidden * inter + 2 * hidden) + vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 360'748'032);
+    CHECK(refused_at("ernie-4.5-0.3b-pt", "use_bias", true) == "/use_bias");
+}
+
+TEST_CASE("families: Hunyuan dense plans transformers' and vLLM's module shapes: per-head q/k norms after the rotary embedding and a cache of the normalised keys", "[families][config]") {
+    const auto plan = plan_of(request(sample("hunyuan-7b-instruct")));
+    CHECK(plan.layers.size() == 32);
+    auto feeds = [&](const std::string& from, const std::string& to) {
+        return std::any_of(plan.edges.begin(), plan.edges.end(), [&](const auto& e) {
+            return e.from >= 0 && e.to >= 0 && plan.nodes[static_cast<std::size_t>(e.from)].id == from && plan.nodes[static_cast<std::size_t>(e.to)].id == to;
+        });
+    };
+    // HunYuanDenseV1Attention: rotate, then normalise each head; the cache holds the normalised keys.
+    CHECK(feeds("l0.attn.rope", "l0.attn.q_norm"));
+    CHECK(feeds("l0.attn.rope", "l0.attn.k_norm"));
+    CHECK(feeds("l0.attn.k_norm", "l0.attn.kv_write"));
+    CHECK(feeds("l0.attn.q_norm", "l0.attn.attend"));
+    CHECK_FALSE(feeds("l0.attn.q_norm", "l0.attn.rope"));
+    CHECK(cached_values(plan) == 2 * 8 * 128);
+    REQUIRE(config_field(plan, "tie_word_embeddings"));
+    const std::int64_t hidden = 4096, kv = 1024, inter = 14336, vocab = 128167;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 32 * (2 * hidden * hidden + 2 * hidden * kv + 3 * hidden * inter + 2 * hidden + 2 * 128) + vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 7'504'568'320);
+    CHECK(refused_at("hunyuan-7b-instruct", "use_qk_norm", false) == "/use_qk_norm");
+    CHECK(refused_at("hunyuan-7b-instruct", "use_cla", true) == "/use_cla");
+}
+
+TEST_CASE("families: Command R7B plans transformers' and vLLM's Cohere2: Command R's parallel block with three sliding RoPE layers to one NoPE global", "[families][config]") {
+    const auto plan = plan_of(request(sample("command-r7b-12-2024")));
+    CHECK(plan.layers.size() == 32);
+    CHECK(count_kind(plan, "sliding_attention") == 24);
+    CHECK(count_template(plan, "nope_attn_mlp") == 8);
+    // Cohere2Attention rotates on sliding layers only (interleaved, as Command R).
+    REQUIRE(node(plan, "l0.attn_mlp.rope_unnormed"));
+    CHECK(node(plan, "l0.attn_mlp.rope_unnormed")->point.find("layout")->string() == "interleaved");
+    CHECK(node(plan, "l3.nope_attn_mlp.kv_write") != nullptr);
+    CHECK(node(plan, "l3.nope_attn_mlp.rope_unnormed") == nullptr);
+    CHECK(node(plan, "l3.nope_attn_mlp.gate_up") != nullptr);  // the MLP beside the attention, as Command R's
+    CHECK(cached_values(plan) == 2 * 8 * 128);
+    REQUIRE(config_field(plan, "logit_scale"));
+    const std::int64_t hidden = 4096, kv = 1024, inter = 14336, vocab = 256000;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 32 * (2 * hidden * hidden + 2 * hidden * kv + 3 * hidden * inter + hidden) + vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 8'028'033'024);
+    CHECK(refused_at("command-r7b-12-2024", "use_qk_norm", true) == "/use_qk_norm");
+}

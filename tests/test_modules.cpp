@@ -272,6 +272,42 @@ std::vector<LayerTable> layer_tables() {
                 {"mamba.out_proj", {"mamba.out_proj"}}},
                granite_moe})},
         {"granite-4.0-h-tiny", 5, "model.layers.5.", join({llama_attn, granite_moe})},
+        // Exaone4DecoderLayer (Olmo2DecoderLayer): no pre-norms, per-head q_norm / k_norm, norms after attention
+        // and MLP; layer 3 is a NoPE global layer with the same modules.
+        {"exaone-4.0-32b", 0, m0,
+         join({{{"attn.q", {"self_attn.q_proj"}}, {"attn.k", {"self_attn.k_proj"}}, {"attn.v", {"self_attn.v_proj"}}, {"attn.o", {"self_attn.o_proj"}}},
+               qk_norm,
+               {{"attn.post_attn_norm", {"post_attention_layernorm"}},
+                {"mlp.gate_up", {"mlp.gate_proj", "mlp.up_proj"}},
+                {"mlp.down", {"mlp.down_proj"}},
+                {"mlp.post_ff_norm", {"post_feedforward_layernorm"}}}})},
+        {"exaone-4.0-32b", 3, "model.layers.3.",
+         join({{{"nope_attn.q", {"self_attn.q_proj"}},
+                {"nope_attn.k", {"self_attn.k_proj"}},
+                {"nope_attn.v", {"self_attn.v_proj"}},
+                {"nope_attn.o", {"self_attn.o_proj"}}},
+               rename_block(qk_norm, "attn", "nope_attn"),
+               {{"nope_attn.post_attn_norm", {"post_attention_layernorm"}},
+                {"mlp.gate_up", {"mlp.gate_proj", "mlp.up_proj"}},
+                {"mlp.down", {"mlp.down_proj"}},
+                {"mlp.post_ff_norm", {"post_feedforward_layernorm"}}}})},
+        // SeedOssDecoderLayer, InternLM3 (served as LlamaForCausalLM) and Ernie4_5DecoderLayer keep Llama's modules.
+        {"seed-oss-36b-instruct", 0, m0, join({llama_attn, llama_mlp})},
+        {"internlm3-8b-instruct", 0, m0, join({llama_attn, llama_mlp})},
+        {"ernie-4.5-0.3b-pt", 0, m0, join({llama_attn, llama_mlp})},
+        // Ernie4_5_MoeSparseMoeBlock: the router, moe_statics' correction bias (read by the top-k), experts and shared_experts.
+        {"ernie-4.5-21b-a3b-pt", 0, m0, join({llama_attn, llama_mlp})},
+        // Cohere2DecoderLayer: Command R's parallel block; layer 3 its NoPE global layer.
+        {"command-r7b-12-2024", 0, m0,
+         join({rename_block(llama_attn, "attn", "attn_mlp"), {{"attn_mlp.gate_up", {"mlp.gate_proj", "mlp.up_proj"}}, {"attn_mlp.down", {"mlp.down_proj"}}}})},
+        {"command-r7b-12-2024", 3, "model.layers.3.",
+         join({rename_block(llama_attn, "attn", "nope_attn_mlp"),
+               {{"nope_attn_mlp.gate_up", {"mlp.gate_proj", "mlp.up_proj"}}, {"nope_attn_mlp.down", {"mlp.down_proj"}}}})},
+        // HunYuanDenseV1Attention's query_layernorm / key_layernorm (after the rotary embedding).
+        {"hunyuan-7b-instruct", 0, m0,
+         join({llama_attn, {{"attn.q_norm", {"self_attn.query_layernorm"}}, {"attn.k_norm", {"self_attn.key_layernorm"}}}, llama_mlp})},
+        {"ernie-4.5-21b-a3b-pt", 1, "model.layers.1.",
+         join({llama_attn, routed, shared_experts, {{"moe.top_k", {"mlp.moe_statics.e_score_correction_bias"}}}})},
     };
 }
 
@@ -387,6 +423,7 @@ TEST_CASE("modules: the embedding, final norm and LM head of every family") {
         {"granite-4.0-h-tiny", "model.embed_tokens", "model.norm", "lm_head"},
         {"internlm2.5-7b-chat", "model.tok_embeddings", "model.norm", "output"},
         {"starcoder2-3b", "model.embed_tokens", "model.norm", "lm_head"},
+        {"exaone-4.0-32b", "model.embed_tokens", "model.norm", "lm_head"},
         // NemotronHModel's embeddings and norm_f under the checkpoints' backbone.
         {"nemotron-h-8b-base-8k", "backbone.embeddings", "backbone.norm_f", "lm_head"},
     };
