@@ -1645,3 +1645,51 @@ TEST_CASE("families: Kimi Linear plans vLLM's KimiDeltaAttention and NoPE MLA on
     CHECK(refused_at("kimi-linear-48b-a3b", "mla_use_nope", false) == "/mla_use_nope");
     CHECK(refused_at("kimi-linear-48b-a3b", "q_lora_rank", 1536) == "/q_lora_rank");
 }
+
+TEST_CASE("families: Qwen3.5 / 3.6 plan their text_config as transformers' Qwen3_5 builds it: Qwen3-Next's hybrid with in_proj_qkv, in_proj_z, in_proj_b and in_proj_a apart", "[families][wrappers]") {
+    // modular_qwen3_5.py: Qwen3_5GatedDeltaNet keeps Qwen3-Next's layer but four input projections;
+    // Qwen3_5MoeForConditionalGeneration holds the text model under model.language_model.
+    const auto plan = plan_of(request(sample("qwen3.5-35b-a3b")));
+    CHECK(plan.layers.size() == 40);
+    CHECK(count_kind(plan, "linear_attention") == 30);
+    CHECK(count_kind(plan, "full_attention") == 10);
+    CHECK(plan.layers[3].kind.name() == "full_attention");
+    CHECK(out_width(plan, "l0.gdn.in_proj_qkv") == 2 * 16 * 128 + 32 * 128);
+    CHECK(out_width(plan, "l0.gdn.in_proj_z") == 32 * 128);
+    CHECK(out_width(plan, "l0.gdn.in_proj_ba") == 2 * 32);
+    CHECK(out_width(plan, "l3.gattn.q") == 16 * 256);
+    CHECK(out_width(plan, "l3.gattn.q_gate") == 16 * 256);
+    CHECK(cached_values(plan) == 2 * 2 * 256);
+    CHECK(out_width(plan, "l0.moe.gate") == 256);
+    CHECK(out_width(plan, "l0.moe.experts_gate_up") == 2 * 512);
+    CHECK(out_width(plan, "l0.moe.shared_gate") == 1);
+    REQUIRE(plan.modules);
+    for (const auto& [id, names] : *plan.modules)
+        if (id == "l0.gdn.in_proj_ba") {
+            REQUIRE(names.array().size() == 2);
+            CHECK(names.array()[0].string() == "model.language_model.layers.0.linear_attn.in_proj_b");
+            CHECK(names.array()[1].string() == "model.language_model.layers.0.linear_attn.in_proj_a");
+        }
+    const std::int64_t hidden = 2048, vocab = 248320;
+    const std::int64_t gdn = hidden * 8192 + hidden * 4096 + 2 * hidden * 32 + 8192 * 4 + 2 * 32 + 128 + 4096 * hidden + hidden;
+    const std::int64_t attn = 2 * hidden * 4096 + 2 * hidden * 512 + 2 * 256 + 4096 * hidden + hidden;
+    const std::int64_t moe = hidden + 256 * hidden + 256 * 3 * hidden * 512 + 3 * hidden * 512 + hidden;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 30 * gdn + 10 * attn + 40 * moe + 2 * vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 34'660'610'688);
+    // A dense Qwen3.5 (qwen3_5 around a qwen3_5_text: no num_experts) has a SwiGLU MLP of intermediate_size on every layer.
+    auto dense = changed("qwen3.5-35b-a3b", [](OJson& c) {
+        c["model_type"] = "qwen3_5";
+        auto& t = c["text_config"];
+        t["model_type"] = "qwen3_5_text";
+        for (const char* f : {"num_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size", "router_aux_loss_coef"})
+            t.erase(f);
+        t["intermediate_size"] = 6144;
+    });
+    REQUIRE(dense.ok());
+    CHECK(count_template(*dense, "gdn+mlp") == 30);
+    CHECK(out_width(*dense, "l0.mlp.gate_up") == 2 * 6144);
+    CHECK(kbp::schema::validate(*dense).empty());
+    auto ungated = changed("qwen3.5-35b-a3b", [](OJson& c) { c["text_config"]["attn_output_gate"] = false; });
+    REQUIRE_FALSE(ungated.ok());
+    CHECK(ungated.error().where == "/text_config/attn_output_gate");
+}
