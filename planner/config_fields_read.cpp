@@ -26,7 +26,8 @@ void add_layer_fields(std::set<std::string>& out, const Json& j) {
         for (const auto& v : j) add_layer_fields(out, v);
     if (!j.is_object()) return;
     for (const auto& [k, v] : j.items()) {
-        if (v.is_string() && (k == "field" || k == "layer_in" || k == "layer_not_in")) out.insert(v.get<std::string>());
+        if (v.is_string() && k == "field") add_field(out, v.get<std::string>());
+        if (v.is_string() && (k == "layer_in" || k == "layer_not_in")) out.insert(v.get<std::string>());
         if (k == "layer_type") out.insert("layer_types");
         add_layer_fields(out, v);
     }

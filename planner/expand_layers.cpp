@@ -59,11 +59,25 @@ std::vector<std::string> entry_names(const Json& entry) {
 // refused at its entry, as transformers refuses a layers_block_type it does not know; an index
 // list ({"has": true}) may be empty (no layer).
 Result<std::optional<bool>> layer_list_says(const Ir& ir, const Json& spec, const Json& slot_choices, std::int64_t i, std::int64_t count) {
-    const Json& cfg = ir.config->json;
     const std::string field = spec.at("field").get<std::string>();
-    auto list = cfg.find(field);
-    if (list == cfg.end() || list->is_null()) return std::optional<bool>();
-    const std::string at = ir.config_at(pointer_token(field));
+    // The field may be a path into an object ("linear_attn_config/full_attn_layers", Kimi Linear's).
+    const Json* object = &ir.config->json;
+    std::string below;
+    Json::const_iterator list;
+    for (std::size_t from = 0;;) {
+        const std::size_t slash = field.find('/', from);
+        const std::string key = field.substr(from, slash == std::string::npos ? std::string::npos : slash - from);
+        below += (below.empty() ? "" : "/") + pointer_token(key);
+        list = object->find(key);
+        if (list == object->end() || list->is_null()) return std::optional<bool>();
+        if (slash == std::string::npos) break;
+        if (!list->is_object()) return std::optional<bool>();
+        object = &*list;
+        from = slash + 1;
+    }
+    const std::string at = ir.config_at(below);
+    // An index list may count its layers from 1 (Kimi Linear's kda_layers and full_attn_layers).
+    const std::int64_t first = spec.value("first", std::int64_t{0});
     if (!list->is_array()) return make_error(ErrorCode::invalid_input, at, "expected a list of layers");
     auto integer = [](const Json& x) -> std::optional<std::int64_t> {
         if (x.is_boolean()) return x.get<bool>() ? 1 : 0;
@@ -96,10 +110,11 @@ Result<std::optional<bool>> layer_list_says(const Ir& ir, const Json& spec, cons
     bool in = false;
     for (std::size_t k = 0; k < list->size(); ++k) {
         auto v = integer((*list)[k]);
-        if (!v || (*list)[k].is_boolean() || *v < 0 || *v >= count)
+        if (!v || (*list)[k].is_boolean() || *v < first || *v >= count + first)
             return make_error(ErrorCode::invalid_input, at + "/" + std::to_string(k),
-                              "expected a layer index from 0 to " + std::to_string(count - 1) + ", not " + (*list)[k].dump());
-        in = in || *v == i;
+                              "expected a layer index from " + std::to_string(first) + " to " + std::to_string(count - 1 + first) + ", not " +
+                                  (*list)[k].dump());
+        in = in || *v - first == i;
     }
     return std::optional<bool>(in);
 }

@@ -139,6 +139,23 @@ Status resolve_symbols(Ir& ir) {
             alternatives.clear();  // read by name or not at all: the default, else missing
         }
         for (const auto& expr : alternatives) {
+            // "linear_attn_config/num_heads" where the config's linear_attn_config is an object: a
+            // path to a member (Kimi Linear's KDA sizes), not a division.
+            if (const std::size_t slash = expr.find('/'); slash != std::string::npos && lone_field(expr.substr(0, slash)) == expr.substr(0, slash)) {
+                if (const Json* outer = config_field(cfg, expr.substr(0, slash)); outer && outer->is_object()) {
+                    const Json* member = config_field(cfg, expr);
+                    std::optional<std::int64_t> v;
+                    if (member && member->is_number_integer()) v = member->get<std::int64_t>();
+                    ir.symbol_fields[name] = {expr.substr(0, slash)};
+                    if (v) {
+                        value = v;
+                        field_of[name] = expr;
+                        break;
+                    }
+                    if (first_missing.empty()) first_missing = expr;
+                    continue;
+                }
+            }
             std::string missing;
             std::vector<std::string> fields;  // the config fields the expression reads, through earlier symbols too
             auto v = eval_expr(expr, [&](std::string_view key) -> std::optional<std::int64_t> {

@@ -1639,3 +1639,194 @@ TEST_CASE("families: Command R7B plans transformers' and vLLM's Cohere2: Command
     CHECK(kbp::schema::compute_memory(plan).parameters == 8'028'033'024);
     CHECK(refused_at("command-r7b-12-2024", "use_qk_norm", true) == "/use_qk_norm");
 }
+
+TEST_CASE("families: GLM-4.7-Flash plans transformers' and vLLM's Glm4MoeLite: DeepSeek-V3's latent attention, GLM's routed and shared experts", "[families][config]") {
+    // modeling_glm4_moe_lite.py: Glm4MoeLiteAttention is DeepseekV3Attention, Glm4MoeLiteMoE is
+    // Glm4MoeMoE; vLLM's glm4_moe_lite.py serves it with the DeepSeek-V2 MLA layers.
+    const auto plan = plan_of(request(sample("glm-4.7-flash")));
+    CHECK(plan.layers.size() == 47);
+    CHECK(count_kind(plan, "multi_latent_attention") == 47);
+    CHECK(base_template(plan.layers[0].template_name) == "mla+mlp");
+    CHECK(count_template(plan, "mla+moe") == 46);
+    CHECK(out_width(plan, "l0.mla.q_a") == 768);
+    CHECK(out_width(plan, "l0.mla.q_b") == 20 * (192 + 64));
+    CHECK(out_width(plan, "l0.mla.kv_a") == 512 + 64);
+    CHECK(cached_values(plan) == 576);
+    CHECK(out_width(plan, "l0.mlp.gate_up") == 2 * 10240);
+    CHECK(out_width(plan, "l1.moe.gate") == 64);
+    CHECK(out_width(plan, "l1.moe.experts_gate_up") == 2 * 1536);
+    CHECK(out_width(plan, "l1.moe.shared_gate_up") == 2 * 1536);
+    CHECK(node(plan, "l1.mla.attend")->family == "mla_decode_attention");
+    // The parameters, module by module: q_a (and its norm), q_b, kv_a (and its norm), kv_b
+    // (absorbed), o, two layer norms; layer 0's MLP; 46 MoE layers of a router, 64 experts and the
+    // shared expert; the untied embedding and head; the final norm.
+    const std::int64_t hidden = 2048, vocab = 154880;
+    const std::int64_t attn = hidden * 768 + 768 + 768 * 20 * 256 + hidden * 576 + 512 + 512 * 20 * (192 + 256) + 20 * 256 * hidden + 2 * hidden;
+    const std::int64_t moe = 64 * hidden + 64 * 3 * hidden * 1536 + 3 * hidden * 1536;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 47 * attn + 3 * hidden * 10240 + 46 * moe + 2 * vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 29'943'390'976);
+    // mlp_layer_types decides when given ('dense' / 'sparse', as transformers reads it); another name is refused at its entry.
+    auto sparse = changed("glm-4.7-flash", [](OJson& c) { c["mlp_layer_types"] = std::vector<std::string>(47, "sparse"); });
+    REQUIRE(sparse.ok());
+    CHECK(count_template(*sparse, "mla+moe") == 47);
+    auto odd = changed("glm-4.7-flash", [](OJson& c) {
+        c["mlp_layer_types"] = std::vector<std::string>(47, "sparse");
+        c["mlp_layer_types"][5] = "moe";
+    });
+    REQUIRE_FALSE(odd.ok());
+    CHECK(odd.error().where == "/mlp_layer_types/5");
+    CHECK(refused_at("glm-4.7-flash", "attention_bias", true) == "/attention_bias");
+}
+
+TEST_CASE("families: DeepSeek-V3.2 and GLM-5 plan transformers' and vLLM's DeepSeek Sparse Attention: the lightning indexer, its FP8 key cache, the top-2048 latents", "[families][config]") {
+    // modular_deepseek_v32.py's DeepseekV32Indexer (wq_b, wk, k_norm, weights_proj) and vLLM's
+    // sparse_attn_indexer (indexer_k_quant_and_cache, DeepGEMM's FP8 MQA logits, top_k_per_row)
+    // feeding FlashMLA's sparse kernels; everything else is DeepSeek-V3's.
+    const auto plan = plan_of(request(sample("deepseek-v3.2")));
+    CHECK(plan.layers.size() == 61);
+    CHECK(count_kind(plan, "deepseek_sparse_attention") == 61);
+    CHECK(count_template(plan, "dsa+moe") == 58);
+    CHECK(out_width(plan, "l0.dsa.idx_q") == 64 * 128);
+    CHECK(nth_in_width(plan, "l0.dsa.idx_q", 0) == 1536);  // from the normed q latent
+    CHECK(out_width(plan, "l0.dsa.idx_k") == 128);
+    CHECK(out_width(plan, "l0.dsa.idx_w") == 64);
+    CHECK(out_width(plan, "l0.dsa.select") == 2048);
+    CHECK(node(plan, "l0.dsa.idx_k_norm")->op.kind.name() == "layer_norm");
+    CHECK(node(plan, "l0.dsa.idx_write")->op.kind.name() == "index_write");
+    CHECK(node(plan, "l0.dsa.idx_write")->family == "dsa_index_write");
+    CHECK(node(plan, "l0.dsa.select")->family == "dsa_index_select");
+    CHECK(node(plan, "l0.dsa.attend")->family == "mla_sparse_attention");
+    CHECK(cached_values(plan) == 576);
+    // The attention reads at most index_topk latents a sequence; the indexer scores every cached key
+    // (128 FP8 values and an FP32 scale).
+    REQUIRE(plan.node_costs);
+    std::map<std::string, std::string> moved, held;
+    for (const auto& [id, value] : *plan.node_costs) {
+        if (auto* m = value.find("state_bytes")) moved[id] = m->string();
+        if (auto* h = value.find("state_held")) held[id] = h->string();
+    }
+    CHECK(moved["l0.dsa.attend"] == "sequences*min(context, 2048)*576*1");
+    CHECK(held["l0.dsa.attend"] == "sequences*context*576*1");
+    CHECK(held["l0.dsa.select"] == "sequences*context*(128+4)");
+    // The parameters: DeepSeek-V3's modules, and the indexer's wq_b, wk, k_norm (weight and bias)
+    // and weights_proj on every layer.
+    const std::int64_t hidden = 7168, vocab = 129280;
+    const std::int64_t attn = hidden * 1536 + 1536 + 1536 * 128 * 192 + hidden * 576 + 512 + 512 * 128 * 256 + 128 * 128 * hidden + 2 * hidden;
+    const std::int64_t indexer = 1536 * 64 * 128 + hidden * 128 + 2 * 128 + hidden * 64;
+    const std::int64_t moe = 256 * hidden + 256 * 3 * hidden * 2048 + 3 * hidden * 2048;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 61 * (attn + indexer) + 3 * 3 * hidden * 18432 + 58 * moe + 2 * vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 671'877'929'216);
+    CHECK(refused_at("deepseek-v3.2", "q_lora_rank", nullptr) == "/q_lora_rank");
+
+    // GLM-5: the same layers with a 32-head indexer; every layer runs its own.
+    const auto glm = plan_of(request(sample("glm-5")));
+    CHECK(glm.layers.size() == 78);
+    CHECK(count_template(glm, "dsa+moe") == 75);
+    CHECK(out_width(glm, "l0.dsa.idx_q") == 32 * 128);
+    CHECK(out_width(glm, "l0.dsa.q_b") == 64 * 256);
+    CHECK(kbp::schema::compute_memory(glm).parameters == 743'911'199'232);
+    // GLM-5.1-style shared indexers: a 'shared' layer has no indexer and reads the last full layer's selection.
+    auto shared = changed("glm-5", [](OJson& c) {
+        c["indexer_types"] = OJson::array();
+        for (int i = 0; i < 78; ++i) c["indexer_types"].push_back(i < 3 || (i - 3) % 4 == 3 ? "full" : "shared");
+    });
+    REQUIRE(shared.ok());
+    CHECK(count_template(*shared, "dsa_shared+moe") == 57);
+    CHECK(node(*shared, "l3.dsa_shared.attend") != nullptr);
+    CHECK(node(*shared, "l3.dsa_shared.select") == nullptr);
+    CHECK(node(*shared, "l6.dsa.select") != nullptr);
+    CHECK(kbp::schema::validate(*shared).empty());
+    // Without the list, index_topk_freq and index_skip_topk_offset make the same schedule (transformers' GlmMoeDsaConfig).
+    auto freq = changed("glm-5", [](OJson& c) { c["index_topk_freq"] = 4; c["index_skip_topk_offset"] = 3; });
+    REQUIRE(freq.ok());
+    CHECK(count_template(*freq, "dsa_shared+moe") == 57);
+    auto odd = changed("glm-5", [](OJson& c) {
+        c["indexer_types"] = std::vector<std::string>(78, "full");
+        c["indexer_types"][9] = "skip";
+    });
+    REQUIRE_FALSE(odd.ok());
+    CHECK(odd.error().where == "/indexer_types/9");
+}
+
+TEST_CASE("families: Kimi Linear plans vLLM's KimiDeltaAttention and NoPE MLA on the layers linear_attn_config lists, counted from 1", "[families][config]") {
+    const auto plan = plan_of(request(sample("kimi-linear-48b-a3b")));
+    CHECK(plan.layers.size() == 27);
+    CHECK(count_kind(plan, "linear_attention") == 20);
+    CHECK(count_kind(plan, "multi_latent_attention") == 7);
+    // full_attn_layers [4, 8, ..., 24, 27] are layers 3, 7, ..., 23 and 26.
+    for (int i : {3, 7, 11, 15, 19, 23, 26}) CHECK(plan.layers[static_cast<std::size_t>(i)].kind.name() == "multi_latent_attention");
+    CHECK(base_template(plan.layers[0].template_name) == "kda+mlp");
+    CHECK(out_width(plan, "l0.kda.q") == 32 * 128);
+    CHECK(out_width(plan, "l0.kda.f_a") == 128);
+    CHECK(out_width(plan, "l0.kda.f_b") == 32 * 128);
+    CHECK(out_width(plan, "l0.kda.b") == 32);
+    CHECK(out_width(plan, "l0.kda.gates") == 32 * 128);  // a decay per key channel
+    CHECK(node(plan, "l0.kda.recur")->point.find("decay")->string() == "channel");
+    REQUIRE(node(plan, "l0.kda.recur")->kernel);
+    CHECK(node(plan, "l0.kda.recur")->kernel->str() == "fla::fused_recurrent_kda");
+    CHECK(node(plan, "l0.kda.out_norm")->point.find("gate_act")->string() == "sigmoid");
+    CHECK(out_width(plan, "l3.mla.q") == 32 * (128 + 64));  // no q LoRA
+    CHECK(node(plan, "l3.mla.rope") == nullptr);           // mla_use_nope
+    CHECK(cached_values(plan) == 576);
+    CHECK(out_width(plan, "l1.moe.gate") == 256);
+    const std::int64_t hidden = 2304, proj = 32 * 128, vocab = 163840;
+    const std::int64_t kda = 3 * hidden * proj + 2 * (hidden * 128 + 128 * proj) + hidden * 32 + 3 * proj * 4 + (proj + 32) + 128 + proj * hidden + 2 * hidden;
+    const std::int64_t mla = hidden * 32 * 192 + hidden * 576 + 512 + 512 * 32 * 256 + 32 * 128 * hidden + 2 * hidden;
+    const std::int64_t moe = 256 * hidden + 256 * 3 * hidden * 1024 + 3 * hidden * 1024;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 20 * kda + 7 * mla + 3 * hidden * 9216 + 26 * moe + 2 * vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 49'122'675'072);
+    // A layer index outside 1..27 is refused at its entry; so is MLA with a rotary embedding.
+    auto zero = changed("kimi-linear-48b-a3b", [](OJson& c) { c["linear_attn_config"]["full_attn_layers"][0] = 0; });
+    REQUIRE_FALSE(zero.ok());
+    CHECK(zero.error().where == "/linear_attn_config/full_attn_layers/0");
+    CHECK(refused_at("kimi-linear-48b-a3b", "mla_use_nope", false) == "/mla_use_nope");
+    CHECK(refused_at("kimi-linear-48b-a3b", "q_lora_rank", 1536) == "/q_lora_rank");
+}
+
+TEST_CASE("families: Qwen3.5 / 3.6 plan their text_config as transformers' Qwen3_5 builds it: Qwen3-Next's hybrid with in_proj_qkv, in_proj_z, in_proj_b and in_proj_a apart", "[families][wrappers]") {
+    // modular_qwen3_5.py: Qwen3_5GatedDeltaNet keeps Qwen3-Next's layer but four input projections;
+    // Qwen3_5MoeForConditionalGeneration holds the text model under model.language_model.
+    const auto plan = plan_of(request(sample("qwen3.5-35b-a3b")));
+    CHECK(plan.layers.size() == 40);
+    CHECK(count_kind(plan, "linear_attention") == 30);
+    CHECK(count_kind(plan, "full_attention") == 10);
+    CHECK(plan.layers[3].kind.name() == "full_attention");
+    CHECK(out_width(plan, "l0.gdn.in_proj_qkv") == 2 * 16 * 128 + 32 * 128);
+    CHECK(out_width(plan, "l0.gdn.in_proj_z") == 32 * 128);
+    CHECK(out_width(plan, "l0.gdn.in_proj_ba") == 2 * 32);
+    CHECK(out_width(plan, "l3.gattn.q") == 16 * 256);
+    CHECK(out_width(plan, "l3.gattn.q_gate") == 16 * 256);
+    CHECK(cached_values(plan) == 2 * 2 * 256);
+    CHECK(out_width(plan, "l0.moe.gate") == 256);
+    CHECK(out_width(plan, "l0.moe.experts_gate_up") == 2 * 512);
+    CHECK(out_width(plan, "l0.moe.shared_gate") == 1);
+    REQUIRE(plan.modules);
+    for (const auto& [id, names] : *plan.modules)
+        if (id == "l0.gdn.in_proj_ba") {
+            REQUIRE(names.array().size() == 2);
+            CHECK(names.array()[0].string() == "model.language_model.layers.0.linear_attn.in_proj_b");
+            CHECK(names.array()[1].string() == "model.language_model.layers.0.linear_attn.in_proj_a");
+        }
+    const std::int64_t hidden = 2048, vocab = 248320;
+    const std::int64_t gdn = hidden * 8192 + hidden * 4096 + 2 * hidden * 32 + 8192 * 4 + 2 * 32 + 128 + 4096 * hidden + hidden;
+    const std::int64_t attn = 2 * hidden * 4096 + 2 * hidden * 512 + 2 * 256 + 4096 * hidden + hidden;
+    const std::int64_t moe = hidden + 256 * hidden + 256 * 3 * hidden * 512 + 3 * hidden * 512 + hidden;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 30 * gdn + 10 * attn + 40 * moe + 2 * vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 34'660'610'688);
+    // A dense Qwen3.5 (qwen3_5 around a qwen3_5_text: no num_experts) has a SwiGLU MLP of intermediate_size on every layer.
+    auto dense = changed("qwen3.5-35b-a3b", [](OJson& c) {
+        c["model_type"] = "qwen3_5";
+        auto& t = c["text_config"];
+        t["model_type"] = "qwen3_5_text";
+        for (const char* f : {"num_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size", "router_aux_loss_coef"})
+            t.erase(f);
+        t["intermediate_size"] = 6144;
+    });
+    REQUIRE(dense.ok());
+    CHECK(count_template(*dense, "gdn+mlp") == 30);
+    CHECK(out_width(*dense, "l0.mlp.gate_up") == 2 * 6144);
+    CHECK(kbp::schema::validate(*dense).empty());
+    auto ungated = changed("qwen3.5-35b-a3b", [](OJson& c) { c["text_config"]["attn_output_gate"] = false; });
+    REQUIRE_FALSE(ungated.ok());
+    CHECK(ungated.error().where == "/text_config/attn_output_gate");
+}
