@@ -44,18 +44,16 @@ TEST_CASE("viewer model: bytes and roofline colours count every op", "[viewer][c
     std::int64_t total = 0;
     for (const auto& e : bytes.legend()) total += e.ops;
     CHECK(total == static_cast<std::int64_t>(test::seed_nodes));
-    // l0.kda.q reads 8 KiB of bf16 from another kernel: the 8-64 KiB class.
+    // l0.kda.q reads 8 KiB of bf16 from another kernel (what the mode shows without a roofline).
     auto q = static_cast<std::size_t>(doc.find_node("l0.kda.q"));
     CHECK(bytes_between_kernels(doc, q) >= 8192);
-    auto it = std::find_if(bytes.legend().begin(), bytes.legend().end(), [](const LegendEntry& e) { return e.key == "8-64 KiB"; });
-    REQUIRE(it != bytes.legend().end());
-    CHECK(bytes.fill(q) == it->fill);
 
     Colouring bound(doc, ColorMode::bound);
     CHECK(bound.note().empty());
-    std::map<std::string, std::int64_t> expected;
+    std::map<std::string, std::int64_t> expected, listed;
     for (const auto& n : doc.plan().nodes) ++expected[doc.cost()->groups[static_cast<std::size_t>(n.group)].bound];
-    for (const auto& e : bound.legend()) CHECK(e.ops == expected[e.key]);
+    for (const auto& e : bound.legend()) listed[e.key.substr(0, e.key.find(" · "))] += e.ops;
+    CHECK(listed == expected);
     schema::Blueprint untargeted = test::seed();
     untargeted.provenance->planner_header = schema::JsonValue(nullptr);
     Document no_target(std::move(untargeted), "no target");
