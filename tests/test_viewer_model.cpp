@@ -9,6 +9,7 @@
 #include "exporters/palette.hpp"
 #include "schema/stats.hpp"
 #include "schema/writer.hpp"
+#include "viewer/model/math_text.hpp"
 #include "viewer_support.hpp"
 
 using namespace kbp;
@@ -135,7 +136,7 @@ TEST_CASE("viewer model: the inspector lists every field, neighbours, family and
     for (const auto& f : doc.plan().explain->formats)
         if (f.name == "fp8/token") {
             REQUIRE(f.encode);
-            CHECK(text.find(*f.encode) != std::string::npos);
+            CHECK(text.find("encode: " + math_text(*f.encode).lines.front()) != std::string::npos);  // its TeX as Unicode
         }
     CHECK(text.find("roofline on gb10") != std::string::npos);
     auto edge = inspector_text(inspect_edge(doc, static_cast<std::size_t>(doc.in_edges(n).front())));

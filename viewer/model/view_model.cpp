@@ -6,6 +6,7 @@
 
 #include "exporters/text.hpp"
 #include "exporters/view.hpp"
+#include "viewer/model/math_text.hpp"
 #include "viewer/model/why.hpp"
 
 namespace kbp::viewer {
@@ -503,6 +504,21 @@ void ViewModel::refresh_inspector() {
 
 namespace {
 std::string why_key(std::uint64_t generation, const std::string& id) { return std::to_string(generation) + ":" + id; }
+
+// kbp why's text with the $...$ maths of any data it quotes (a kernel row's notes) as Unicode.
+std::string readable_maths(const std::string& text) {
+    if (text.find('$') == std::string::npos) return text;
+    std::string out;
+    for (std::size_t start = 0; start < text.size();) {
+        std::size_t end = text.find('\n', start);
+        std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        out += prose_text(line).lines.front();
+        if (end == std::string::npos) break;
+        out += '\n';
+        start = end + 1;
+    }
+    return out;
+}
 }  // namespace
 
 void ViewModel::start_why() {
@@ -519,7 +535,7 @@ void ViewModel::start_why() {
     why_pending_id_ = key;
     why_pending_ = std::async(std::launch::async, [request = *inputs.request, id]() -> std::string {
         auto text = planner::why_node(request, id);
-        return text ? *text : "kbp why: " + text.error().text();
+        return text ? readable_maths(*text) : "kbp why: " + text.error().text();
     });
 }
 
