@@ -300,7 +300,7 @@ TEST_CASE("viewer model: a file that changes is reloaded, one that breaks is rep
     m->reload_changed();
     REQUIRE(m->settle());
     REQUIRE(m->document(0));
-    CHECK(m->scene()->rows().size() == 6);  // layer 5 still on its own
+    CHECK(m->scene()->rows().size() == 7);  // layer 5 still on its own, kda+moe's run cut there
     CHECK(m->document(0)->plan().nodes[static_cast<std::size_t>(m->selection().index)].id == "l5.kda.q");
     m->dismiss_errors();
     CHECK(m->errors()[0].dismissed);

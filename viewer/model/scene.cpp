@@ -22,6 +22,9 @@ Scene::Scene(const Document& doc, const std::vector<UnitGeometry>& units, const 
             row_of_instance_[i] = r;
             continue;
         }
+        // A layer shown on its own ends its unit's folded run: the layers after it fold into a
+        // row below it (expanding layer 3 of 0-31 gives "× 3", "layer 3", "× 28", in order).
+        if (!fold) folded_row[static_cast<std::size_t>(inst.unit)] = -1;
         Row row;
         row.unit = inst.unit;
         row.folded = fold;

@@ -1,6 +1,6 @@
 // The plan placed top to bottom as rows: one per expanded instance ("layer 3 · dsa+moe", "embed")
-// and one per folded unit ("kda+moe × 31"), a folded unit standing where its first folded layer
-// is. Each row places its unit's layout; connectors join the ops that pass a tensor from one row
+// and one per run of a unit's folded layers ("kda+moe × 31") between the layers of that unit shown
+// on their own, standing where its first layer is: rows follow the plan's layer order. Each row places its unit's layout; connectors join the ops that pass a tensor from one row
 // to another (a layer's out port to the next layer's in ports), each pair of ops once.
 #pragma once
 

@@ -210,8 +210,23 @@ FrameStats ViewModel::frame(const Box& viewport, DrawList& out) {
     if (side_by_side()) return frame_side_by_side(out);
     Side& s = shown();
     if (!s.doc || !s.scene) return {};
-    if (s.auto_fit) s.camera.fit(s.scene->bounds(), viewport);
+    if (s.auto_fit) fit_with_headers(s, viewport);
     return build_frame(context(shown_, viewport), out);
+}
+
+void ViewModel::fit_with_headers(Side& s, const Box& pane) const {
+    // Row headers too thin for their band stand left of the cards: keep room for the widest, so
+    // no card's title or badge is cut at the pane's left edge.
+    const float font = 14;  // FrameContext::ui_font
+    float gutter = 0;
+    for (const auto& row : s.scene->rows()) {
+        float w = metrics_.width(row.title, font) + 18;
+        if (!row.badge.empty()) w += metrics_.width(row.badge, font * 0.9f) + 22;
+        gutter = std::max(gutter, w);
+    }
+    Box inner{pane.x0 + std::min(gutter, pane.width() / 3), pane.y0, pane.x1, pane.y1};
+    s.camera.fit(s.scene->bounds(), inner);
+    s.camera.cx -= ((inner.x0 + inner.x1) / 2 - (pane.x0 + pane.x1) / 2) / s.camera.zoom;
 }
 
 Hit ViewModel::hit(Vec2 screen) const {
@@ -277,6 +292,22 @@ void ViewModel::set_color_mode(ColorMode mode) {
 }
 
 const Colouring* ViewModel::colouring() const { return shown().colours.get(); }
+
+std::vector<LegendEntry> ViewModel::legend() const {
+    const Colouring* c = colouring();
+    if (!c) return {};
+    std::vector<LegendEntry> out = c->legend();
+    const Colouring* other = sides_[1 - shown_].colours.get();
+    if (!side_by_side() || !other) return out;
+    for (const auto& e : other->legend()) {
+        auto same = std::find_if(out.begin(), out.end(), [&](const LegendEntry& o) { return o.key == e.key && o.fill == e.fill; });
+        if (same != out.end()) continue;
+        LegendEntry in_other = e;
+        in_other.key += shown_ == 0 ? " (in b)" : " (in a)";
+        out.push_back(std::move(in_other));
+    }
+    return out;
+}
 
 Camera& ViewModel::camera() { return shown().camera; }
 
