@@ -1,11 +1,66 @@
-// The canvas read at every zoom, without a window: side by side, the legend and the panes' texts;
-// folded runs in layer order.
+// The canvas read at every zoom, without a window: connectors between rows run in a gutter and
+// over no op; text is at least 11 px and no two texts overlap at fit, ×4 and 1:1 of the seed;
+// block names with their launch counts at fit.
 #include <catch2/catch.hpp>
 
 #include "viewer_support.hpp"
 
 using namespace kbp;
 using namespace kbp::viewer;
+
+namespace {
+
+// Whether the segment a-b passes through the inside of `box` (Liang-Barsky clipping).
+bool crosses(Vec2 a, Vec2 b, Box box) {
+    box = box.grown(-0.5f);
+    float t0 = 0, t1 = 1, dx = b.x - a.x, dy = b.y - a.y;
+    auto clip = [&](float p, float q) {
+        if (p == 0) return q >= 0;
+        float r = q / p;
+        if (p < 0) {
+            if (r > t1) return false;
+            t0 = std::max(t0, r);
+        } else {
+            if (r < t0) return false;
+            t1 = std::min(t1, r);
+        }
+        return true;
+    };
+    return clip(-dx, a.x - box.x0) && clip(dx, box.x1 - a.x) && clip(-dy, a.y - box.y0) && clip(dy, box.y1 - a.y) && t0 < t1;
+}
+
+}  // namespace
+
+TEST_CASE("viewer zoom: connectors between rows cross no op", "[viewer][zoom][dot]") {
+    for (const char* expand : {"", "3", "all"}) {
+        auto m = test::view_of(test::seed(), true);
+        if (*expand) REQUIRE(m->expand_layers(expand).ok());
+        m->settle();
+        const Scene& scene = *m->scene();
+        REQUIRE_FALSE(scene.connectors().empty());
+        std::size_t checked = 0;
+        for (std::size_t k = 0; k < scene.connectors().size(); ++k) {
+            const auto& c = scene.connectors()[k];
+            auto path = scene.connector_path(c, k);
+            for (std::int32_t row : {c.row_from, c.row_to}) {
+                const auto& r = scene.rows()[static_cast<std::size_t>(row)];
+                for (std::size_t local = 0; local < scene.unit(r).layout.nodes.size(); ++local) {
+                    Box op = scene.node_box({row, static_cast<std::int32_t>(local)});
+                    for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+                        INFO("expand '" << expand << "' connector " << k << " segment " << i << " over op " << local << " of row " << r.title);
+                        CHECK_FALSE(crosses(path[i], path[i + 1], op));
+                    }
+                }
+            }
+            // Its run between the rows lies right of both.
+            CHECK(path[2].x > scene.rows()[static_cast<std::size_t>(c.row_from)].box.x1);
+            CHECK(path[2].x > scene.rows()[static_cast<std::size_t>(c.row_to)].box.x1);
+            CHECK(path[2].x <= scene.bounds().x1);
+            ++checked;
+        }
+        CHECK(checked > 3);
+    }
+}
 
 TEST_CASE("viewer zoom: side by side, the legend names what each pane draws and no text leaves its pane", "[viewer][zoom][side-by-side]") {
     const auto& a = test::glm_plan("decode", 1);
@@ -76,4 +131,41 @@ TEST_CASE("viewer zoom: a layer shown on its own cuts its unit's folded run, row
     std::vector<std::string> badges;
     for (const auto& row : m->scene()->rows()) badges.push_back(row.badge);
     CHECK(badges == std::vector<std::string>{"", "× 3", "× 11", "× 5", "fold", "× 25", ""});
+}
+
+TEST_CASE("viewer zoom: at fit, x4 and 1:1 every text is 11 px or more and none overlaps another", "[viewer][zoom][dot]") {
+    auto m = test::view_of(test::seed(), true);
+    m->fit();
+    DrawList d;
+    m->frame(test::screen, d);
+    const double fit = m->camera().zoom;
+    REQUIRE(fit < 0.3);
+    const Vec2 centre{static_cast<float>(m->camera().cx), static_cast<float>(m->camera().cy)};
+    for (double zoom : {fit, 4 * fit, 1.0}) {
+        m->set_zoom(zoom, zoom == fit ? centre : Vec2{0, 300});
+        m->frame(test::screen, d);
+        std::vector<std::pair<Box, std::string>> texts;
+        std::size_t blocks = 0;
+        for (const auto& p : d.prims()) {
+            if (p.kind != PrimKind::text) continue;
+            std::string t(d.text_of(p));
+            Box b{p.box.x0, p.box.y0, p.box.x0 + m->metrics().width(t, p.size), p.box.y0 + p.size * m->metrics().line_height};
+            if (!b.overlaps(test::screen)) continue;
+            INFO("zoom " << zoom << ": '" << t << "' at " << p.size << " px");
+            CHECK(p.size >= 11);
+            blocks += t.find(" launch") != std::string::npos;
+            for (const auto& [other, o] : texts) {
+                INFO("over '" << o << "'");
+                CHECK_FALSE(b.grown(-0.5f).overlaps(other.grown(-0.5f)));
+            }
+            texts.push_back({b, t});
+        }
+        INFO("zoom " << zoom);
+        CHECK(texts.size() >= 5);
+        // At fit the blocks whose frames hold it are named with their launches (the seed's kda and
+        // dsa; the narrow moe and mlp columns from about twice the fit); before, fit drew no text
+        // but the row headers.
+        if (zoom == fit) CHECK(blocks >= 2);
+        if (zoom == 4 * fit) CHECK(blocks >= 1);
+    }
 }

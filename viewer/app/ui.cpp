@@ -288,6 +288,7 @@ void Ui::legend(const ViewModel& model, float x, float bottom, float width) {
     mark(parse_hex(exporters::fused_color), "dashed grey: fused, stays in its kernel");
     mark(rgba(80, 80, 80), "box: fused group (g<id> rule)");
     mark(parse_hex(exporters::port_color), "purple: tensor to another row; × N: folded layers");
+    mark(rgba(40, 40, 40), "block · N: its name and the kernels it launches");
     if (model.plan_diff() && c->mode() != ColorMode::diff) {
         flow(300);
         ImGui::TextUnformatted("bar left of an op:");
