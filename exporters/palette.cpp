@@ -50,7 +50,9 @@ struct FormatRow {
     FormatColor color;
 };
 
-// By width, then by how the format is scaled; the legend lists formats in this order.
+// By width, then by how the format is scaled; the legend lists formats in this order. The int8
+// violets are darker than the f32 blue (L* 64-75 against 90) so that the two stay apart in
+// red-green colour blindness too (at least 11 CIEDE2000; the paler violets before came within 0.2).
 constexpr std::array<FormatRow, std::size(schema::known_formats)> format_rows{{
     {FormatId::nvfp4_g16, 4, {"#f4aaa6", "#c0392b"}},
     {FormatId::mxfp4_g32, 4, {"#f7c4a0", "#d35400"}},
@@ -66,11 +68,11 @@ constexpr std::array<FormatRow, std::size(schema::known_formats)> format_rows{{
     {FormatId::fp8_tensor, 8, {"#f8dfc0", "#a0522d"}},
     {FormatId::fp8_b128, 8, {"#fbe8b0", "#9a6b00"}},
     {FormatId::fp8_g128, 8, {"#fde9b8", "#a86b12"}},
-    {FormatId::int8_token, 8, {"#e4d4f4", "#6a3d9a"}},
-    {FormatId::int8_channel, 8, {"#ebdff7", "#7e57c2"}},
-    {FormatId::int8_static, 8, {"#efe6f8", "#8e6bbf"}},
-    {FormatId::int8_b32, 8, {"#dcd0ee", "#5b3f8c"}},
-    {FormatId::i8, 8, {"#e8e0f0", "#5e4b7a"}},
+    {FormatId::int8_token, 8, {"#b89ae0", "#6a3d9a"}},
+    {FormatId::int8_channel, 8, {"#c3a9e6", "#7e57c2"}},
+    {FormatId::int8_static, 8, {"#c5b0e6", "#8e6bbf"}},
+    {FormatId::int8_b32, 8, {"#a98fd4", "#5b3f8c"}},
+    {FormatId::i8, 8, {"#bcaad2", "#5e4b7a"}},
     {FormatId::bf16, 16, {"#cdebc9", "#2e7d32"}},
     {FormatId::f16, 16, {"#cdeceb", "#00796b"}},
     {FormatId::f32, 32, {"#d3e2f6", "#1f5fa8"}},
@@ -92,11 +94,14 @@ static_assert(colours_every_format(),
 
 constexpr FormatColor unknown_format{"#eeeeee", "#757575"};
 
-// Pastels for open-ended keys (ColorBrewer Set3, Pastel1 and Pastel2, without repeats).
-constexpr std::array<std::string_view, 26> pastels{
-    "#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b3de69", "#fccde5", "#d9d9d9",
-    "#bc80bd", "#ccebc5", "#ffed6f", "#fbb4ae", "#b3cde3", "#decbe4", "#fed9a6", "#ffffcc", "#e5d8bd",
-    "#fddaec", "#b3e2cd", "#fdcdac", "#cbd5e8", "#f4cae4", "#e6f5c9", "#fff2ae", "#f1e2cc",
+// Fills for open-ended keys (kernel families, compute, state roles), made by scripts/palette.py:
+// Paul Tol's "light" scheme extended by Glasbey's method so that any two of them differ by at least
+// 5 CIEDE2000 under normal vision, protanopia and deuteranopia (the pastels before came as close as
+// 1.2); L* 60-92, so dark labels stay readable. tests/test_viewer_colours.cpp holds the distances.
+constexpr std::array<std::string_view, 24> categories{
+    "#77aadd", "#ee8866", "#eedd88", "#ffaabb", "#99ddff", "#44bb99", "#bbcc33", "#aaaa00",
+    "#cc77aa", "#eeddbb", "#ee7788", "#dd99bb", "#0099ee", "#ddccdd", "#ddbb88", "#889944",
+    "#ccbbdd", "#bbeeff", "#33ccff", "#55aa99", "#aaddcc", "#eeaa66", "#889977", "#ddeeaa",
 };
 
 const FormatRow* row_of(const schema::Format& f) {
@@ -119,6 +124,8 @@ std::optional<schema::Format> narrowest(const schema::Node& n) {
 }
 
 }  // namespace
+
+std::span<const std::string_view> category_fills() { return categories; }
 
 FormatColor format_color(const schema::Format& f) {
     const FormatRow* r = row_of(f);
@@ -183,7 +190,7 @@ Palette::Palette(ColorBy by, const std::vector<const schema::Node*>& ops) : by_(
             }
             if (by_ == ColorBy::where && s.key == "device") s.fill = "#d3e2f6";
             else if (by_ == ColorBy::where && s.key == "host") s.fill = "#fde0c5";
-            else s.fill = std::string(pastels[next++ % pastels.size()]);
+            else s.fill = std::string(categories[next++ % categories.size()]);
         }
         // "none" last.
         std::stable_partition(legend_.begin(), legend_.end(), [](const Swatch& s) { return s.key != "none"; });

@@ -8,13 +8,15 @@
 //   where      device or host;
 //   state      the state roles it plays (conv:update, latent:write, ...), white when none.
 // Formats have fixed colours (one table, by width: 4-bit reds, 8-bit ambers, 16-bit greens,
-// 32-bit blues and greys) shared by node fills and edge strokes; other keys take pastel colours
-// in order of first appearance in the plan, so a plan is always coloured the same way.
+// 32-bit blues and greys) shared by node fills and edge strokes; other keys take the categorical
+// colours (category_fills) in order of first appearance in the plan, so a plan is always coloured
+// the same way.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,6 +87,10 @@ private:
 
 // An edge's stroke width (points) for its bytes per token: 0.8 for a few bytes, growing with
 // log2 of the bytes, at most 6; 1 when unknown. The SVG and the viewer draw with it.
+// The fills of open-ended keys, in the order keys take them (scripts/palette.py made them: apart
+// under normal vision and red-green colour blindness); the 25th key takes the first again.
+std::span<const std::string_view> category_fills();
+
 double edge_pen_width(const std::optional<std::int64_t>& bytes_per_token);
 
 // True when the op is an act_quant the planner inserted (a quantization point).

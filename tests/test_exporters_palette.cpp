@@ -1,6 +1,6 @@
 // The palette (exporters/palette.hpp): each --color mode's key and fill for known ops of the
 // seed's layer 3, the legend's order, the format colour table and edge widths. The expected
-// colours are written down from the palette's tables (formats by width; ColorBrewer pastels in
+// colours are written down from the palette's tables (formats by width; categorical colours in
 // order of first appearance; device/host fixed), not read back from the code under test.
 #include <catch2/catch.hpp>
 
@@ -71,23 +71,23 @@ TEST_CASE("palette: precision mode fills an op by its narrowest format", "[expor
     CHECK(ops == static_cast<std::int64_t>(layer3().size()));
 }
 
-TEST_CASE("palette: open-ended keys take pastels in order of first appearance", "[exporters][palette]") {
+TEST_CASE("palette: open-ended keys take the categorical colours in order of first appearance", "[exporters][palette]") {
     ex::Palette family(ex::ColorBy::family, layer3());
     // Layer 3 opens with glm_mhc (l3.dsa.mix), then w8a8_act_quant (xn_quant), wxay (q_a), rms_norm.
-    CHECK(family.fill(op("l3.dsa.mix")) == "#8dd3c7");
-    CHECK(family.fill(op("l3.dsa.xn_quant")) == "#ffffb3");
-    CHECK(family.fill(op("l3.dsa.q_a")) == "#bebada");
-    CHECK(family.fill(op("l3.dsa.q_a_norm")) == "#fb8072");
+    CHECK(family.fill(op("l3.dsa.mix")) == "#77aadd");
+    CHECK(family.fill(op("l3.dsa.xn_quant")) == "#ee8866");
+    CHECK(family.fill(op("l3.dsa.q_a")) == "#eedd88");
+    CHECK(family.fill(op("l3.dsa.q_a_norm")) == "#ffaabb");
     CHECK(legend_keys(family).front() == "glm_mhc");
 
     ex::Palette compute(ex::ColorBy::compute, layer3());
     CHECK(compute.key(op("l3.dsa.q_a")) == "tensor_core:mma.sync.m16n8k32.e4m3");
-    CHECK(compute.fill(op("l3.dsa.mix")) == "#8dd3c7");        // cuda_core, first
-    CHECK(compute.fill(op("l3.dsa.xn_quant")) == "#ffffb3");   // memory, second
-    CHECK(compute.fill(op("l3.dsa.q_a")) == "#bebada");        // the fp8 mma, third
+    CHECK(compute.fill(op("l3.dsa.mix")) == "#77aadd");        // cuda_core, first
+    CHECK(compute.fill(op("l3.dsa.xn_quant")) == "#ee8866");   // memory, second
+    CHECK(compute.fill(op("l3.dsa.q_a")) == "#eedd88");        // the fp8 mma, third
 
     ex::Palette where(ex::ColorBy::where, layer3());
-    CHECK(where.fill(op("l3.dsa.q_a")) == "#d3e2f6");  // device: a fixed colour, not a pastel
+    CHECK(where.fill(op("l3.dsa.q_a")) == "#d3e2f6");  // device: a fixed colour, not a categorical one
     CHECK(legend_keys(where) == std::vector<std::string>{"device"});
 }
 
@@ -96,8 +96,8 @@ TEST_CASE("palette: state mode leaves ops without state white and lists 'none' l
     CHECK(p.key(op("l3.dsa.q_a")) == "none");
     CHECK(p.fill(op("l3.dsa.q_a")) == "#ffffff");
     CHECK(p.key(op("l3.dsa.kv_write")) == "latent:write");
-    CHECK(p.fill(op("l3.dsa.kv_write")) == "#8dd3c7");
-    CHECK(p.fill(op("l3.dsa.pool")) == "#ffffb3");
+    CHECK(p.fill(op("l3.dsa.kv_write")) == "#77aadd");
+    CHECK(p.fill(op("l3.dsa.pool")) == "#ee8866");
     CHECK(legend_keys(p).back() == "none");
     CHECK(ex::owns_state(op("l3.dsa.kv_write")));
     CHECK_FALSE(ex::owns_state(op("l3.dsa.q_a")));

@@ -117,10 +117,10 @@ TEST_CASE("exporters: each colour mode fills known ops of layer 3 with the palet
     };
     const std::vector<Expected> modes{
         {ex::ColorBy::precision, {{"l3.dsa.q_a", "#fff1a8"}, {"l3.moe.experts_gate_up", "#f4aaa6"}, {"l3.dsa.mix", "#cdebc9"}, {"l3.dsa.select", "#d3e2f6"}}},
-        {ex::ColorBy::family, {{"l3.dsa.mix", "#8dd3c7"}, {"l3.dsa.q_a", "#bebada"}, {"l3.dsa.q_a_norm", "#fb8072"}}},
-        {ex::ColorBy::compute, {{"l3.dsa.mix", "#8dd3c7"}, {"l3.dsa.q_a", "#bebada"}}},
+        {ex::ColorBy::family, {{"l3.dsa.mix", "#77aadd"}, {"l3.dsa.q_a", "#eedd88"}, {"l3.dsa.q_a_norm", "#ffaabb"}}},
+        {ex::ColorBy::compute, {{"l3.dsa.mix", "#77aadd"}, {"l3.dsa.q_a", "#eedd88"}}},
         {ex::ColorBy::where, {{"l3.dsa.mix", "#d3e2f6"}, {"l3.moe.blend", "#d3e2f6"}}},
-        {ex::ColorBy::state, {{"l3.dsa.q_a", "#ffffff"}, {"l3.dsa.kv_write", "#8dd3c7"}, {"l3.dsa.pool", "#ffffb3"}}},
+        {ex::ColorBy::state, {{"l3.dsa.q_a", "#ffffff"}, {"l3.dsa.kv_write", "#77aadd"}, {"l3.dsa.pool", "#ee8866"}}},
     };
     for (const auto& mode : modes) {
         auto svg = must_render(v, ex::ImageFormat::svg, {.color = mode.by});

@@ -9,6 +9,7 @@
 #include "exporters/palette.hpp"
 #include "schema/stats.hpp"
 #include "schema/writer.hpp"
+#include "viewer/model/math_text.hpp"
 #include "viewer_support.hpp"
 
 using namespace kbp;
@@ -44,18 +45,16 @@ TEST_CASE("viewer model: bytes and roofline colours count every op", "[viewer][c
     std::int64_t total = 0;
     for (const auto& e : bytes.legend()) total += e.ops;
     CHECK(total == static_cast<std::int64_t>(test::seed_nodes));
-    // l0.kda.q reads 8 KiB of bf16 from another kernel: the 8-64 KiB class.
+    // l0.kda.q reads 8 KiB of bf16 from another kernel (what the mode shows without a roofline).
     auto q = static_cast<std::size_t>(doc.find_node("l0.kda.q"));
     CHECK(bytes_between_kernels(doc, q) >= 8192);
-    auto it = std::find_if(bytes.legend().begin(), bytes.legend().end(), [](const LegendEntry& e) { return e.key == "8-64 KiB"; });
-    REQUIRE(it != bytes.legend().end());
-    CHECK(bytes.fill(q) == it->fill);
 
     Colouring bound(doc, ColorMode::bound);
     CHECK(bound.note().empty());
-    std::map<std::string, std::int64_t> expected;
+    std::map<std::string, std::int64_t> expected, listed;
     for (const auto& n : doc.plan().nodes) ++expected[doc.cost()->groups[static_cast<std::size_t>(n.group)].bound];
-    for (const auto& e : bound.legend()) CHECK(e.ops == expected[e.key]);
+    for (const auto& e : bound.legend()) listed[e.key.substr(0, e.key.find(" · "))] += e.ops;
+    CHECK(listed == expected);
     schema::Blueprint untargeted = test::seed();
     untargeted.provenance->planner_header = schema::JsonValue(nullptr);
     Document no_target(std::move(untargeted), "no target");
@@ -137,7 +136,7 @@ TEST_CASE("viewer model: the inspector lists every field, neighbours, family and
     for (const auto& f : doc.plan().explain->formats)
         if (f.name == "fp8/token") {
             REQUIRE(f.encode);
-            CHECK(text.find(*f.encode) != std::string::npos);
+            CHECK(text.find("encode: " + math_text(*f.encode).lines.front()) != std::string::npos);  // its TeX as Unicode
         }
     CHECK(text.find("roofline on gb10") != std::string::npos);
     auto edge = inspector_text(inspect_edge(doc, static_cast<std::size_t>(doc.in_edges(n).front())));
@@ -301,7 +300,7 @@ TEST_CASE("viewer model: a file that changes is reloaded, one that breaks is rep
     m->reload_changed();
     REQUIRE(m->settle());
     REQUIRE(m->document(0));
-    CHECK(m->scene()->rows().size() == 6);  // layer 5 still on its own
+    CHECK(m->scene()->rows().size() == 7);  // layer 5 still on its own, kda+moe's run cut there
     CHECK(m->document(0)->plan().nodes[static_cast<std::size_t>(m->selection().index)].id == "l5.kda.q");
     m->dismiss_errors();
     CHECK(m->errors()[0].dismissed);

@@ -53,6 +53,21 @@ Rgba status_colour(diff::ChangeKind k) {
     return diff_color(k == diff::ChangeKind::added ? DiffMark::added : k == diff::ChangeKind::removed ? DiffMark::removed : DiffMark::changed);
 }
 
+// `text` cut to `width` pixels of the current font, "…" ending what was cut.
+std::string ellipsized(const std::string& text, float width) {
+    if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+    std::size_t keep = text.size();
+    while (keep > 0) {
+        do --keep;
+        while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80);  // whole UTF-8 characters
+        std::string cut = text.substr(0, keep) + "…";
+        if (ImGui::CalcTextSize(cut.c_str()).x <= width) return cut;
+    }
+    return "…";
+}
+
+constexpr float value_column = 130;  // the inspector's values start here, their labels before
+
 }  // namespace
 
 FrameFigures Ui::draw(ViewModel& model, float width, float height) {
@@ -227,7 +242,9 @@ void Ui::legend(const ViewModel& model, float x, float bottom, float width) {
         }
         first = false;
     };
+    ImGui::PushTextWrapPos(0);
     ImGui::TextColored(grey, "%s", c->meaning().c_str());
+    ImGui::PopTextWrapPos();
     if (c->mode() == ColorMode::precision) {
         ImGui::SameLine(0, 16);
         ImVec2 p = ImGui::GetCursorScreenPos();
@@ -241,19 +258,24 @@ void Ui::legend(const ViewModel& model, float x, float bottom, float width) {
         ImGui::Dummy({50, 16});
     }
     std::size_t shown = 0;
-    for (const auto& e : c->legend()) {
+    const auto entries = model.legend();
+    for (const auto& e : entries) {
         std::string text = e.key + " (" + exporters::grouped(e.ops) + ")";
         flow(18 + ImGui::CalcTextSize(text.c_str()).x);
         swatch(e.fill);
         ImGui::SameLine(0, 4);
         ImGui::TextUnformatted(text.c_str());
-        if (++shown == 30 && c->legend().size() > 30) {
+        if (++shown == 30 && entries.size() > 30) {
             flow(80);
-            ImGui::TextColored(grey, "… %zu more", c->legend().size() - 30);
+            ImGui::TextColored(grey, "… %zu more", entries.size() - 30);
             break;
         }
     }
-    if (!c->note().empty()) ImGui::TextColored(grey, "%s", c->note().c_str());
+    if (!c->note().empty()) {
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextColored(grey, "%s", c->note().c_str());
+        ImGui::PopTextWrapPos();
+    }
     // The marks that hold in every mode, as in the SVGs.
     first = true;
     auto mark = [&](Rgba col, const char* text) {
@@ -266,6 +288,7 @@ void Ui::legend(const ViewModel& model, float x, float bottom, float width) {
     mark(parse_hex(exporters::fused_color), "dashed grey: fused, stays in its kernel");
     mark(rgba(80, 80, 80), "box: fused group (g<id> rule)");
     mark(parse_hex(exporters::port_color), "purple: tensor to another row; × N: folded layers");
+    mark(rgba(40, 40, 40), "block · N: its name and the kernels it launches");
     if (model.plan_diff() && c->mode() != ColorMode::diff) {
         flow(300);
         ImGui::TextUnformatted("bar left of an op:");
@@ -330,9 +353,16 @@ void Ui::inspector(ViewModel& model) {
             for (const auto& l : s.lines) {
                 ImGui::PushID(line++);
                 ImGui::TextColored(grey, "%s", l.label.c_str());
-                ImGui::SameLine(130);
+                // A label wider than its column puts the value on the next line, indented.
+                if (ImGui::CalcTextSize(l.label.c_str()).x <= value_column - 8) ImGui::SameLine(value_column);
+                else ImGui::SetCursorPosX(ImGui::GetCursorPosX() + value_column);
                 if (l.node >= 0 || l.edge >= 0 || l.group >= 0) {
-                    if (ImGui::SmallButton(l.value.c_str())) {
+                    // A link cut to the panel's width, with an ellipsis; the whole of it in a tooltip.
+                    float room = ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().FramePadding.x;
+                    std::string shown = ellipsized(l.value, room);
+                    bool clicked = ImGui::SmallButton(shown.c_str());
+                    if (shown != l.value && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", l.value.c_str());
+                    if (clicked) {
                         if (l.node >= 0) model.select({SelectionKind::node, l.node}, true);
                         else if (l.group >= 0) model.select({SelectionKind::group, l.group}, true);
                         else model.select({SelectionKind::edge, l.edge}, true);
@@ -484,8 +514,10 @@ void Ui::overview(ViewModel& model) {
         }
         std::size_t odd = 0;
         for (char d : h->row_differs) odd += d != 0;
+        ImGui::PushTextWrapPos(0);
         ImGui::TextColored(grey, "%zu layers × %zu ops, coloured by precision; %zu layers differ from the rest (red)", h->layers.size(),
                            h->columns.size(), odd);
+        ImGui::PopTextWrapPos();
         const float cell = 6, label = 34;
         ImGui::BeginChild("heatmap", {0, std::min(420.0f, cell * static_cast<float>(h->layers.size()) + 30)}, true,
                           ImGuiWindowFlags_HorizontalScrollbar);

@@ -23,8 +23,13 @@ void on_glfw_error(int, const char* text) { glfw_error() = text ? text : "unknow
 
 constexpr const char* ui_fonts[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"};
 
-// Latin, Greek (the maths), dashes and ellipsis, arrows, mathematical operators, the middle dot.
-constexpr ImWchar glyph_ranges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2010, 0x2027, 0x2190, 0x21FF, 0x2200, 0x22FF, 0};
+// Latin, Greek (the maths), dashes and ellipsis, arrows, mathematical operators, the middle dot;
+// and what the explain texts' maths are drawn with (viewer/model/math_text.hpp): modifier letters
+// and combining accents, phonetic super- and subscripts, spaces, primes, super- and subscripts,
+// combining arrows, letterlike symbols (ℝ), floor and ceiling, angle brackets, subscript j and V.
+constexpr ImWchar glyph_ranges[] = {0x0020, 0x00FF, 0x02B0, 0x036F, 0x0370, 0x03FF, 0x1D2C, 0x1DBF, 0x2000, 0x209F,
+                                    0x20D7, 0x20D7, 0x2100, 0x214F, 0x2190, 0x21FF, 0x2200, 0x22FF, 0x2300, 0x230B,
+                                    0x27E8, 0x27E9, 0x2C7C, 0x2C7D, 0};
 
 }  // namespace
 

@@ -17,8 +17,9 @@ struct ByteClass {
     const char* key;
     Rgba fill;
 };
-// A sequential scale (ColorBrewer YlOrRd), none in white.
-const std::array<ByteClass, 6> byte_classes{{
+// A sequential scale (ColorBrewer YlOrRd), none in white. Without a roofline, the bytes an op moves
+// between kernels per token: activations only.
+const std::array<ByteClass, 6> activation_classes{{
     {1, "none", rgba(255, 255, 255)},
     {1024, "< 1 KiB", rgba(255, 255, 178)},
     {8 * 1024, "1-8 KiB", rgba(254, 217, 118)},
@@ -26,13 +27,52 @@ const std::array<ByteClass, 6> byte_classes{{
     {512 * 1024, "64-512 KiB", rgba(253, 141, 60)},
     {INT64_MAX, ">= 512 KiB", rgba(240, 59, 32)},
 }};
+// With one, all the bytes the op's kernel moves in a step: weights, activations and state. A
+// decode step's norm moves tens of KiB, a projection MiBs, the routed experts' GEMV tens of MiB.
+constexpr std::int64_t MiB = 1024 * 1024;
+const std::array<ByteClass, 6> kernel_classes{{
+    {1, "none", rgba(255, 255, 255)},
+    {64 * 1024, "< 64 KiB", rgba(255, 255, 178)},
+    {MiB, "64 KiB-1 MiB", rgba(254, 217, 118)},
+    {16 * MiB, "1-16 MiB", rgba(254, 178, 76)},
+    {64 * MiB, "16-64 MiB", rgba(253, 141, 60)},
+    {INT64_MAX, ">= 64 MiB", rgba(240, 59, 32)},
+}};
 
-Rgba bound_color(std::string_view bound) {
-    if (bound == "memory") return rgba(128, 177, 211);
-    if (bound == "compute") return rgba(251, 128, 114);
-    if (bound == "launch") return rgba(217, 217, 217);
-    if (bound == "host") return rgba(253, 180, 98);
-    return rgba(240, 240, 240);
+// The bounds, each a hue in three strengths by the share of the step's time its kernels take
+// (time_tiers): the kernels that take the first half of the time darkest, the last fifth palest
+// (ColorBrewer Blues, Reds, Greys, Oranges), so the few kernels a step waits on stand out from the
+// many that cost little, whatever bounds them.
+struct BoundHue {
+    const char* bound;
+    std::array<Rgba, 3> fills;  // heavy, middle, light
+};
+const std::array<BoundHue, 4> bound_hues{{
+    {"memory", {rgba(107, 174, 214), rgba(198, 219, 239), rgba(239, 245, 251)}},
+    {"compute", {rgba(251, 106, 74), rgba(252, 187, 161), rgba(254, 240, 234)}},
+    {"launch", {rgba(150, 150, 150), rgba(217, 217, 217), rgba(247, 247, 247)}},
+    {"host", {rgba(253, 141, 60), rgba(253, 208, 162), rgba(255, 245, 235)}},
+}};
+constexpr std::array<const char*, 3> time_tiers{"top 50 % of time", "next 30 %", "last 20 %"};
+constexpr Rgba unknown_fill = rgba(240, 240, 240);
+
+// Each group's tier (0 heavy, 1 middle, 2 light): groups by time, most first; those that reach
+// half the summed time are heavy, the next to 80 % middle, the rest light.
+std::vector<int> time_tier_of_groups(const std::vector<planner::GroupCost>& groups) {
+    std::vector<std::size_t> order(groups.size());
+    double total = 0;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        order[g] = g;
+        total += groups[g].time_us;
+    }
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return groups[a].time_us > groups[b].time_us; });
+    std::vector<int> tier(groups.size(), 2);
+    double before = 0;  // time of the groups ahead of this one
+    for (auto g : order) {
+        tier[g] = before < 0.5 * total ? 0 : before < 0.8 * total ? 1 : 2;
+        before += groups[g].time_us;
+    }
+    return tier;
 }
 
 }  // namespace
@@ -88,6 +128,14 @@ std::int64_t bytes_between_kernels(const Document& doc, std::size_t node) {
     return total;
 }
 
+std::optional<double> kernel_bytes(const Document& doc, std::size_t node) {
+    const auto& cost = doc.cost();
+    auto g = doc.plan().nodes[node].group;
+    if (!cost || g < 0 || static_cast<std::size_t>(g) >= cost->groups.size()) return std::nullopt;
+    const auto& c = cost->groups[static_cast<std::size_t>(g)];
+    return c.weight_bytes + c.activation_bytes + c.state_bytes;
+}
+
 PrecisionGlyph precision_glyph(const schema::Node& n) {
     auto cell = [](const std::optional<schema::Format>& f) { return f ? parse_hex(exporters::format_color(*f).fill) : white; };
     std::optional<schema::Format> out;
@@ -127,35 +175,49 @@ Colouring::Colouring(const Document& doc, ColorMode mode, const std::vector<Diff
             break;
         }
         case ColorMode::bytes: {
-            meaning_ = "fill: bytes per token the op moves between kernels";
+            const auto& cost = doc.cost();
+            const auto& classes = cost ? kernel_classes : activation_classes;
             std::vector<std::string> keys(nodes.size()), order;
             std::map<std::string, Rgba> colors;
-            for (const auto& c : byte_classes) {
+            for (const auto& c : classes) {
                 colors[c.key] = c.fill;
                 order.push_back(c.key);
             }
-            for (std::size_t i = 0; i < nodes.size(); ++i) {
-                auto b = bytes_between_kernels(doc, i);
-                for (const auto& c : byte_classes)
-                    if (b < c.below) {
-                        keys[i] = c.key;
-                        break;
-                    }
+            auto class_of = [&](double bytes) {
+                for (const auto& c : classes)
+                    if (bytes < static_cast<double>(c.below)) return std::string(c.key);
+                return std::string(classes.back().key);
+            };
+            if (cost) {
+                meaning_ = "fill: bytes the op's kernel moves per step on " + cost->target + " (weights, activations, state)";
+                for (std::size_t i = 0; i < nodes.size(); ++i) keys[i] = class_of(kernel_bytes(doc, i).value_or(0));
+            } else {
+                meaning_ = "fill: bytes per token the op moves between kernels";
+                note_ = "activations only (no roofline: " + (doc.cost_error().empty() ? std::string("the plan names no target") : doc.cost_error()) + ")";
+                for (std::size_t i = 0; i < nodes.size(); ++i) keys[i] = class_of(static_cast<double>(bytes_between_kernels(doc, i)));
             }
             tally(keys, colors, order);
             break;
         }
         case ColorMode::bound: {
-            meaning_ = "fill: what bounds the op's kernel (roofline)";
-            std::vector<std::string> keys(nodes.size(), "unknown"), order{"memory", "compute", "launch", "host", "unknown"};
-            std::map<std::string, Rgba> colors;
-            for (const auto& k : order) colors[k] = bound_color(k);
+            meaning_ = "fill: what bounds the op's kernel (hue) and the share of the step's time it takes (darker: more)";
+            std::vector<std::string> keys(nodes.size(), "unknown"), order;
+            std::map<std::string, Rgba> colors{{"unknown", unknown_fill}};
+            for (const auto& h : bound_hues)
+                for (std::size_t t = 0; t < time_tiers.size(); ++t) {
+                    std::string key = std::string(h.bound) + " · " + time_tiers[t];
+                    colors[key] = h.fills[t];
+                    order.push_back(key);
+                }
+            order.push_back("unknown");
             if (const auto& cost = doc.cost()) {
                 meaning_ += " on " + cost->target;
+                auto tiers = time_tier_of_groups(cost->groups);
                 for (std::size_t i = 0; i < nodes.size(); ++i) {
                     auto g = nodes[i].group;
-                    if (g >= 0 && static_cast<std::size_t>(g) < cost->groups.size()) keys[i] = cost->groups[static_cast<std::size_t>(g)].bound;
-                    if (!colors.count(keys[i])) keys[i] = "unknown";
+                    if (g < 0 || static_cast<std::size_t>(g) >= cost->groups.size()) continue;
+                    std::string key = cost->groups[static_cast<std::size_t>(g)].bound + " · " + time_tiers[static_cast<std::size_t>(tiers[static_cast<std::size_t>(g)])];
+                    if (colors.count(key)) keys[i] = key;
                 }
             } else {
                 note_ = "no roofline: " + (doc.cost_error().empty() ? std::string("the plan names no target") : doc.cost_error());

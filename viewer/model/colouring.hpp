@@ -1,9 +1,11 @@
 // What an op's fill shows, and the legend that says so. The modes the SVGs know come from the
 // exporters' palette (KBP_COLOR_BY: the same colours in the SVG and the window); the viewer adds three:
-//   bytes  the bytes per token the op moves between kernels (reads and writes of edges that are
-//          not fused), in six classes from none to 512 KiB and more;
+//   bytes  all the bytes the op's kernel (its group) moves in a step on the plan's target: weights,
+//          activations and state (the roofline's), in six classes from none to 64 MiB and more;
+//          without a known target, the activation bytes per token it moves between kernels;
 //   bound  what limits the op's kernel on the plan's target (roofline: memory, compute, launch
-//          overhead, host), when kbp knows the target;
+//          overhead, host) as a hue, darker for the kernels that take more of the step's time
+//          (the first half of it, the next 30 %, the last 20 %), when kbp knows the target;
 //   diff   with two plans: added, removed, changed, unchanged (a node matched by id).
 #pragma once
 
@@ -74,6 +76,10 @@ private:
 // Bytes per token an op moves between kernels: its non-fused inputs, and each non-fused output
 // tensor once.
 std::int64_t bytes_between_kernels(const Document& doc, std::size_t node);
+
+// The bytes the op's kernel (its group) moves in a step: weights, activations and state, as the
+// roofline counts them; nothing without a roofline.
+std::optional<double> kernel_bytes(const Document& doc, std::size_t node);
 
 // The three cells of the precision glyph: weight, activation and (first) output format colours;
 // white for a format the op does not have.

@@ -97,19 +97,62 @@ public:
                     out_.fill_rect(sb, block_fill);
                     out_.rect(sb, block_line, 1.0f);
                 }
-                float size = (sc.group ? world::group_title : world::block_title);
-                if (titles && size * z_ >= 7) {
-                    std::string title = sc.title;
-                    if (sc.group) {
-                        title = "g";  // the group's id in the plan, then its rule
-                        title += std::to_string(group_of(row, c)) + " " + sc.title;
-                    }
-                    std::string t = f_.metrics.fit(title, size, wb.width() - 8);
-                    out_.text({sb.x0 + static_cast<float>(4 * z_), sb.y0 + static_cast<float>(2 * z_)}, static_cast<float>(size * z_),
-                              sc.group ? faint_ink : ink, t);
-                    ++stats_.labels;
+                if (sc.group) {
+                    // The group's id in the plan, then its rule, once it is big enough to read.
+                    if (!titles || world::group_title * z_ < min_text_px) continue;
+                    std::string t = f_.metrics.fit("g" + std::to_string(group_of(row, c)) + " " + sc.title, world::group_title, wb.width() - 8);
+                    Vec2 at{sb.x0 + static_cast<float>(4 * z_), sb.y0 + static_cast<float>(2 * z_)};
+                    put_text(at, static_cast<float>(world::group_title * z_), faint_ink, t);
                 }
             }
+    }
+
+    // Block titles after the ops: a group's white box or an op must not cover a block's pill.
+    void block_titles(std::int32_t r, const Row& row) {
+        const UnitGeometry& g = f_.scene.unit(row);
+        for (std::size_t c = 0; c < g.shape.clusters.size(); ++c) {
+            const auto& sc = g.shape.clusters[c];
+            Box wb = f_.scene.cluster_box(r, c);
+            if (!sc.group && wb.overlaps(visible_)) block_title(sc, wb, screen(wb));
+        }
+    }
+
+    // A block's name and the kernels it launches: at the block's scale once that reaches 11 px,
+    // else at 11 px on a pill in its corner where the frame holds it (fit: what each card is).
+    void block_title(const ShapeCluster& sc, const Box& wb, const Box& sb) {
+        std::string full = sc.title + " · " + std::to_string(sc.launches) + (sc.launches == 1 ? " launch" : " launches");
+        if (world::block_title * z_ >= min_text_px) {
+            std::string t = f_.metrics.fit(full, world::block_title, wb.width() - 8);
+            put_text({sb.x0 + static_cast<float>(4 * z_), sb.y0 + static_cast<float>(2 * z_)}, static_cast<float>(world::block_title * z_), ink, t);
+            return;
+        }
+        const float line = min_text_px * f_.metrics.line_height;
+        if (sb.height() < line + 4) return;
+        for (const std::string& t : {full, sc.title + " · " + std::to_string(sc.launches), sc.title}) {
+            float w = f_.metrics.width(t, min_text_px);
+            if (w + 6 > sb.width()) continue;
+            Box pill{sb.x0 + 1, sb.y0 + 1, sb.x0 + w + 7, sb.y0 + line + 3};
+            if (!free(pill)) return;
+            out_.fill_rect(pill, rgba(255, 255, 255, 225), 3);
+            put_text({pill.x0 + 3, pill.y0 + 1}, min_text_px, ink, t);
+            return;
+        }
+    }
+
+    // Text where no text was put before it in this frame; false (and nothing drawn) otherwise.
+    bool put_text(Vec2 at, float size, Rgba color, const std::string& text, bool must_be_free = false) {
+        Box b{at.x, at.y, at.x + f_.metrics.width(text, size), at.y + size * f_.metrics.line_height};
+        if (must_be_free && !free(b)) return false;
+        out_.text(at, size, color, text);
+        taken_.push_back(b);
+        ++stats_.labels;
+        return true;
+    }
+
+    bool free(const Box& b) const {
+        for (const auto& t : taken_)
+            if (t.overlaps(b)) return false;
+        return true;
     }
 
     std::int64_t group_of(const Row& row, std::size_t cluster) const {
@@ -121,6 +164,12 @@ public:
 
     void edges(std::int32_t r, const Row& row, bool labels) {
         const UnitGeometry& g = f_.scene.unit(row);
+        op_boxes_.clear();
+        if (labels)
+            for (std::size_t i = 0; i < g.layout.nodes.size(); ++i) {
+                Box wb = f_.scene.node_box({r, static_cast<std::int32_t>(i)});
+                if (wb.overlaps(visible_)) op_boxes_.push_back(screen(wb));
+            }
         const Unit& unit = f_.doc.units()[static_cast<std::size_t>(row.unit)];
         const Instance& rep = f_.doc.instances()[static_cast<std::size_t>(row.instances.front())];
         const auto& plan = f_.doc.plan();
@@ -150,10 +199,14 @@ public:
             if (selected) out_.polyline(points_.data(), points_.size(), with_alpha(select_color, 200), px + 3);
             ++stats_.edges;
             if (labels && !e.fused && z_ >= edge_text_zoom && e.bytes_per_token) {
+                // Beside the edge's middle, only where it meets no op and no text.
                 Vec2 mid = points_[points_.size() / 2];
+                float size = std::max(min_text_px, static_cast<float>(9 * z_));
                 std::string t = std::string(e.format.name()) + " " + exporters::bytes_text(*e.bytes_per_token);
-                out_.text({mid.x + 4, mid.y - static_cast<float>(5 * z_)}, static_cast<float>(9 * z_), color, t);
-                ++stats_.labels;
+                Box b{mid.x + 4, mid.y - size / 2, mid.x + 4 + f_.metrics.width(t, size), mid.y + size * (f_.metrics.line_height - 0.5f)};
+                bool clear = true;
+                for (const auto& op : op_boxes_) clear = clear && !op.overlaps(b);
+                if (clear) put_text({b.x0, b.y0}, size, color, t, true);
             }
         }
     }
@@ -211,8 +264,7 @@ public:
         out_.rect({x, top, x + 3 * cell, bottom}, glyph_line, 1);
         for (std::size_t l = 0; l < lines.size(); ++l) {
             float lx = l == 0 ? x + 3 * cell + static_cast<float>(world::glyph_gap * z_) : x;
-            out_.text({lx, y + line * static_cast<float>(l)}, size, l == 2 ? state_color : ink, lines[l]);
-            ++stats_.labels;
+            put_text({lx, y + line * static_cast<float>(l)}, size, l == 2 ? state_color : ink, lines[l]);
         }
     }
 
@@ -281,9 +333,9 @@ public:
             float px = std::min(3.0f, line_px(e.bytes_per_token, z_));
             out_.polyline(points_.data(), points_.size(), connector_color, px);
             if (labels && points_.size() >= 3) arrowhead(points_[points_.size() - 2], points_.back(), connector_color, px);
-            if (labels && c.count > 1) {
-                Vec2 mid = points_[1];
-                out_.text({mid.x + 4, mid.y + 2}, static_cast<float>(std::max(9.0, 9 * z_)), port_color, "× " + std::to_string(c.count));
+            if (labels && c.count > 1 && points_.size() >= 4) {
+                Vec2 mid{points_[2].x, (points_[2].y + points_[3].y) / 2};  // beside the gutter's run
+                put_text({mid.x + 4, mid.y + 2}, std::max(min_text_px, static_cast<float>(9 * z_)), port_color, "× " + std::to_string(c.count), true);
             }
             ++stats_.connectors;
         }
@@ -331,6 +383,8 @@ private:
     Box band_box_;
     std::vector<std::pair<Rgba, int>> band_colors_;
     float next_gutter_y_ = -1e30f;
+    std::vector<Box> taken_;     // the frame's texts so far (screen), none drawn over another
+    std::vector<Box> op_boxes_;  // the row's ops on screen, while its edges are drawn
 
     void dashed(const Vec2* p, std::size_t n, Rgba color, float px) {
         constexpr float dash = 5, gap = 4;
@@ -421,6 +475,7 @@ FrameStats build_frame(const FrameContext& f, DrawList& out) {
             paint.clusters(static_cast<std::int32_t>(r), row, labels);
             paint.edges(static_cast<std::int32_t>(r), row, labels);
             paint.nodes(static_cast<std::int32_t>(r), row, labels);
+            paint.block_titles(static_cast<std::int32_t>(r), row);
         } else if (s.height() >= blob_row_pixels) {
             stats.detail = Detail::blobs;
             paint.frame(row, true);

@@ -3,10 +3,14 @@
 // Culling: rows outside the viewport are skipped by a binary search over their (sorted) boxes;
 // inside a row each op, box and edge is tested against the viewport. Detail by zoom (pixels per
 // world point):
-//   labels  (zoom >= 0.6)   names, formats and the precision glyph; dashed fused edges with
-//                           arrowheads; bytes on the edges that cross kernels (from 0.9);
+//   labels  (zoom >= 11/12) names, formats and the precision glyph; dashed fused edges with
+//                           arrowheads; bytes on the edges that cross kernels (from 0.9) where
+//                           they fit; group rules once they reach 11 px (zoom 1);
 //   boxes   (>= 0.07)       ops as filled boxes, fused groups and blocks as frames, edges as lines
 //                           (their splines from 0.25, else straight), connectors between rows;
+//                           each block's name and launches at 11 px where its frame holds them.
+// No text is drawn smaller than 11 px (min_text_px), and none over another: a label that would
+// meet one drawn before it (or an op, for an edge's) is left out.
 //   blobs   (below, rows >= 10 px tall) one box per fused group and per lone op, no edges;
 //   strips  (rows < 10 px)  rows binned by 3-pixel bands, each band three colour segments sized
 //                           by how many of its ops have each colour (counted once per colouring).
@@ -26,7 +30,8 @@ namespace kbp::viewer {
 
 enum class Detail : std::uint8_t { strips, blobs, boxes, labels };
 Detail detail_for(double zoom);  // boxes or labels, or blobs when the rows decide
-inline constexpr double labels_zoom = 0.6, splines_zoom = 0.25, boxes_zoom = 0.07, edge_text_zoom = 0.9;
+inline constexpr float min_text_px = 11;
+inline constexpr double labels_zoom = min_text_px / world::node_font, splines_zoom = 0.25, boxes_zoom = 0.07, edge_text_zoom = 0.9;
 inline constexpr float blob_row_pixels = 10, strip_band_pixels = 3;
 
 struct Highlights {

@@ -4,6 +4,7 @@
 
 #include "exporters/text.hpp"
 #include "schema/writer.hpp"
+#include "viewer/model/math_text.hpp"
 
 namespace kbp::viewer {
 namespace {
@@ -45,16 +46,24 @@ void add_group(std::vector<InspectorSection>& out, const Document& doc, std::siz
     out.push_back(std::move(s));
 }
 
+// The explain texts' TeX as Unicode (math_text.hpp): a formula's rows (cases) one line each.
+std::string prose(const std::string& text) { return prose_text(text).lines.front(); }
+
+void add_math(InspectorSection& s, const std::string& tex) {
+    auto m = math_text(tex);
+    for (std::size_t i = 0; i < m.lines.size(); ++i) s.lines.push_back({i == 0 ? "math" : "", m.lines[i]});
+}
+
 void add_family(std::vector<InspectorSection>& out, const Blueprint& b, const std::string& family) {
     if (!b.explain) return;
     for (const auto& f : b.explain->families) {
         if (f.name != family) continue;
         InspectorSection s{"family " + f.name, {}};
-        s.lines.push_back({"description", f.description});
-        if (f.about) s.lines.push_back({"about", *f.about});
-        if (f.numerics) s.lines.push_back({"numerics", *f.numerics});
+        s.lines.push_back({"description", prose(f.description)});
+        if (f.about) s.lines.push_back({"about", prose(*f.about)});
+        if (f.numerics) s.lines.push_back({"numerics", prose(*f.numerics)});
         if (f.math)
-            for (const auto& m : *f.math) s.lines.push_back({"math", m});
+            for (const auto& m : *f.math) add_math(s, m);
         out.push_back(std::move(s));
     }
 }
@@ -68,9 +77,12 @@ void add_formats(std::vector<InspectorSection>& out, const Blueprint& b, const s
         for (const auto& f : b.explain->formats) {
             if (f.name != name) continue;
             InspectorSection s{"format " + f.name + " · " + f.title, {}};
-            s.lines.push_back({"description", f.description});
-            for (const auto& m : f.math) s.lines.push_back({"math", m});
-            if (f.encode) s.lines.push_back({"encode", *f.encode});
+            s.lines.push_back({"description", prose(f.description)});
+            for (const auto& m : f.math) add_math(s, m);
+            if (f.encode) {
+                auto m = math_text(*f.encode);  // a formula, as `math`
+                for (std::size_t i = 0; i < m.lines.size(); ++i) s.lines.push_back({i == 0 ? "encode" : "", m.lines[i]});
+            }
             out.push_back(std::move(s));
         }
     }

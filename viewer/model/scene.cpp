@@ -6,6 +6,13 @@
 #include "schema/stats.hpp"
 
 namespace kbp::viewer {
+namespace {
+
+// The gutter right of two neighbouring rows: connectors a few points apart, at most this many.
+constexpr float gutter_gap = 14, gutter_step = 6;
+constexpr std::int32_t max_gutter_lanes = 8;
+
+}  // namespace
 
 Scene::Scene(const Document& doc, const std::vector<UnitGeometry>& units, const std::vector<char>& expanded)
     : doc_(&doc), units_(&units) {
@@ -22,6 +29,9 @@ Scene::Scene(const Document& doc, const std::vector<UnitGeometry>& units, const 
             row_of_instance_[i] = r;
             continue;
         }
+        // A layer shown on its own ends its unit's folded run: the layers after it fold into a
+        // row below it (expanding layer 3 of 0-31 gives "× 3", "layer 3", "× 28", in order).
+        if (!fold) folded_row[static_cast<std::size_t>(inst.unit)] = -1;
         Row row;
         row.unit = inst.unit;
         row.folded = fold;
@@ -63,12 +73,11 @@ Scene::Scene(const Document& doc, const std::vector<UnitGeometry>& units, const 
         bounds_.include(row.box);
         y += h + world::row_gap;
     }
-    right_lane_ = bounds_.x1 + 24;
-
     // Connectors, each pair of (row, op) ends once, in the order of the plan's edges; between rows
     // that are not neighbours one per producing op and row (it ends at the first in port), so the
     // lanes stay few.
     std::map<std::tuple<std::int32_t, std::int32_t, std::int32_t, std::int32_t>, std::size_t> seen;
+    std::map<std::pair<std::int32_t, std::int32_t>, std::int32_t> lanes_of_rows;
     const auto& edges = doc.plan().edges;
     for (auto e : doc.crossing_edges()) {
         const auto& edge = edges[static_cast<std::size_t>(e)];
@@ -77,14 +86,27 @@ Scene::Scene(const Document& doc, const std::vector<UnitGeometry>& units, const 
                     row_of_instance_[static_cast<std::size_t>(doc.instance_of_node(to))], doc.local_of_node(to), e, 1};
         bool lane = c.row_to != c.row_from + 1;
         auto [it, fresh] = seen.try_emplace({c.row_from, c.node_from, c.row_to, lane ? -1 : c.node_to}, connectors_.size());
-        if (fresh) connectors_.push_back(c);
-        else ++connectors_[it->second].count;
+        if (fresh) {
+            if (!lane) c.lane = lanes_of_rows[{c.row_from, c.row_to}]++;
+            connectors_.push_back(c);
+        } else {
+            ++connectors_[it->second].count;
+        }
     }
-    for (std::size_t k = 0; k < connectors_.size(); ++k)
-        (connectors_[k].row_to == connectors_[k].row_from + 1 ? neighbours_by_row_ : lanes_).push_back(k);
+    for (std::size_t k = 0; k < connectors_.size(); ++k) {
+        bool neighbours = connectors_[k].row_to == connectors_[k].row_from + 1;
+        if (!neighbours) connectors_[k].lane = static_cast<std::int32_t>(lanes_.size());
+        (neighbours ? neighbours_by_row_ : lanes_).push_back(k);
+    }
     std::stable_sort(neighbours_by_row_.begin(), neighbours_by_row_.end(),
                      [&](std::size_t a, std::size_t b) { return connectors_[a].row_from < connectors_[b].row_from; });
-    if (!lanes_.empty()) bounds_.x1 = right_lane_ + 8.0f * static_cast<float>(std::min<std::size_t>(lanes_.size(), 12)) + 8;
+    // The gutters right of neighbouring rows, then the lanes right of everything.
+    float gutters = bounds_.x1;
+    for (const auto& [rows, count] : lanes_of_rows)
+        gutters = std::max(gutters, std::max(rows_[static_cast<std::size_t>(rows.first)].box.x1, rows_[static_cast<std::size_t>(rows.second)].box.x1) +
+                                        gutter_gap + gutter_step * static_cast<float>(std::min(count, max_gutter_lanes) - 1));
+    right_lane_ = gutters + 24;
+    bounds_.x1 = lanes_.empty() ? gutters + 8 : right_lane_ + 8.0f * static_cast<float>(std::min<std::size_t>(lanes_.size(), 12)) + 8;
 }
 
 std::vector<std::size_t> Scene::connectors_near(std::size_t first, std::size_t last) const {
@@ -126,18 +148,51 @@ std::pair<std::size_t, std::size_t> Scene::rows_between(float y0, float y1) cons
     return {static_cast<std::size_t>(first - rows_.begin()), static_cast<std::size_t>(last - rows_.begin())};
 }
 
-std::vector<Vec2> Scene::connector_path(const Connector& c, std::size_t index) const {
-    Box a = node_box({c.row_from, c.node_from}), b = node_box({c.row_to, c.node_to});
-    if (c.row_to == c.row_from + 1) {
-        Vec2 p0{(a.x0 + a.x1) / 2, a.y1}, p3{(b.x0 + b.x1) / 2, b.y0};
-        float mid = rows_[static_cast<std::size_t>(c.row_from)].box.y1 + world::row_gap / 2;
-        return {p0, {p0.x, mid}, {p3.x, mid}, p3};
+float Scene::free_y_below(const Row& row, float y) const {
+    const auto& nodes = unit(row).layout.nodes;
+    const float oy = row.origin.y;
+    float top = y;
+    for (bool grew = true; grew;) {  // past every op that reaches over the band's top
+        grew = false;
+        for (const auto& n : nodes)
+            if (n.y0 + oy <= top + 0.01f && n.y1 + oy > top) top = n.y1 + oy, grew = true;
     }
-    // Rows that are not neighbours (a folded unit feeding itself or a row above): along a lane on
-    // the right of every row.
-    float lane = right_lane_ + 8.0f * static_cast<float>(index % 12);
-    Vec2 p0{a.x1, (a.y0 + a.y1) / 2}, p3{b.x1, (b.y0 + b.y1) / 2};
-    return {p0, {lane, p0.y}, {lane, p3.y}, p3};
+    float next = row.box.y1;
+    for (const auto& n : nodes)
+        if (n.y0 + oy > top) next = std::min(next, n.y0 + oy);
+    return (top + next) / 2;
+}
+
+float Scene::free_y_above(const Row& row, float y) const {
+    const auto& nodes = unit(row).layout.nodes;
+    const float oy = row.origin.y;
+    float bottom = y;
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const auto& n : nodes)
+            if (n.y1 + oy >= bottom - 0.01f && n.y0 + oy < bottom) bottom = n.y0 + oy, grew = true;
+    }
+    float previous = row.box.y0 + world::row_header;
+    for (const auto& n : nodes)
+        if (n.y1 + oy < bottom) previous = std::max(previous, n.y1 + oy);
+    return (previous + bottom) / 2;
+}
+
+std::vector<Vec2> Scene::connector_path(const Connector& c, std::size_t) const {
+    const Row& from = rows_[static_cast<std::size_t>(c.row_from)];
+    const Row& to = rows_[static_cast<std::size_t>(c.row_to)];
+    Box a = node_box({c.row_from, c.node_from}), b = node_box({c.row_to, c.node_to});
+    float gutter = 0;
+    if (c.row_to == c.row_from + 1) {
+        gutter = std::max(from.box.x1, to.box.x1) + gutter_gap + gutter_step * static_cast<float>(c.lane % max_gutter_lanes);
+    } else {
+        // Rows that are not neighbours (a folded unit feeding itself or a row above): along a
+        // lane right of every row.
+        gutter = right_lane_ + 8.0f * static_cast<float>(c.lane % 12);
+    }
+    const float ax = (a.x0 + a.x1) / 2, bx = (b.x0 + b.x1) / 2;
+    const float out = free_y_below(from, a.y1), in = free_y_above(to, b.y0);
+    return {{ax, a.y1}, {ax, out}, {gutter, out}, {gutter, in}, {bx, in}, {bx, b.y0}};
 }
 
 }  // namespace kbp::viewer

@@ -1,6 +1,6 @@
 // The plan placed top to bottom as rows: one per expanded instance ("layer 3 · dsa+moe", "embed")
-// and one per folded unit ("kda+moe × 31"), a folded unit standing where its first folded layer
-// is. Each row places its unit's layout; connectors join the ops that pass a tensor from one row
+// and one per run of a unit's folded layers ("kda+moe × 31") between the layers of that unit shown
+// on their own, standing where its first layer is: rows follow the plan's layer order. Each row places its unit's layout; connectors join the ops that pass a tensor from one row
 // to another (a layer's out port to the next layer's in ports), each pair of ops once.
 #pragma once
 
@@ -37,6 +37,7 @@ struct Connector {
     std::int32_t row_to = 0, node_to = 0;
     std::int32_t edge = 0;   // the first flat edge it stands for
     std::int32_t count = 0;  // how many flat edges
+    std::int32_t lane = 0;   // its place in the gutter, among the connectors of the same rows
 };
 
 // Where a flat node is drawn.
@@ -66,7 +67,9 @@ public:
     std::int32_t flat_node(std::int32_t row, std::int32_t local) const;
     // Rows whose boxes overlap [y0, y1] (world), as a range of indices.
     std::pair<std::size_t, std::size_t> rows_between(float y0, float y1) const;
-    // The polyline of a connector (world).
+    // The polyline of a connector (world): down from its op into the first band of the row free
+    // of ops, across that band to a gutter right of the rows, along the gutter to the band above
+    // the op it feeds and down into it; so it crosses no op, whatever the layout.
     std::vector<Vec2> connector_path(const Connector& c, std::size_t index) const;
 
 private:
@@ -79,6 +82,11 @@ private:
     std::vector<std::size_t> lanes_;              // the others
     Box bounds_;
     float right_lane_ = 0;  // x of the lane connectors between rows that are not neighbours use
+
+    // The middle of the first band of the row at or below `y` (above: at or above) that no op
+    // covers (world).
+    float free_y_below(const Row& row, float y) const;
+    float free_y_above(const Row& row, float y) const;
 };
 
 }  // namespace kbp::viewer

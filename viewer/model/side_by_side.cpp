@@ -48,7 +48,7 @@ FrameStats ViewModel::frame_side_by_side(DrawList& out) {
         Side& s = sides_[side];
         if (!s.scene) continue;
         const Box p = pane(side);
-        if (s.auto_fit) s.camera.fit(s.scene->bounds(), p);
+        if (s.auto_fit) fit_with_headers(s, p);
         out.clip(p);
         FrameStats stats = build_frame(context(side, p), out);
         if (side == shown_) shown_stats = stats;

@@ -26,8 +26,7 @@ std::string ViewModel::state_json(const FrameStats& last) const {
     o["errors"] = std::move(errors);
     o["color"] = std::string(color_mode_name(color_));
     J legend = J::array();
-    if (const auto* c = colouring())
-        for (const auto& l : c->legend()) legend.push_back({{"key", l.key}, {"color", hex_of(l.fill)}, {"ops", l.ops}});
+    for (const auto& l : this->legend()) legend.push_back({{"key", l.key}, {"color", hex_of(l.fill)}, {"ops", l.ops}});
     o["legend"] = std::move(legend);
     const Side& s = shown();
     if (s.scene) {

@@ -64,6 +64,12 @@ UnitShape unit_shape(const Document& doc, std::size_t unit_index, const TextMetr
         gn.height = static_cast<float>(s.lines[i].size()) * world::node_font * metrics.line_height + 2 * world::node_pad_y;
         gn.cluster = cluster;
     }
+    for (const auto& [group, members] : groups) {
+        const auto flat = plan.nodes[static_cast<std::size_t>(first.nodes[members.front()])].group;
+        if (flat < 0 || static_cast<std::size_t>(flat) >= plan.groups.size()) continue;
+        s.clusters[static_cast<std::size_t>(blocks.at(unit.nodes[members.front()].block))].launches +=
+            schema::launches_of(plan.groups[static_cast<std::size_t>(flat)]);
+    }
     for (const auto& e : unit.edges) s.graph.edges.push_back({e.from, e.to});
     return s;
 }

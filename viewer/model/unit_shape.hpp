@@ -17,6 +17,7 @@ struct ShapeCluster {
     std::string title;      // a block's name ("kda") or a group's rule; drawn after "g<id> "
     std::int64_t group_offset = 0;  // group clusters: the group, counted from the unit's first
     std::int32_t first_node = 0;    // a member (local index): its group is the cluster's
+    std::int64_t launches = 0;      // blocks: the kernels its groups launch a step (a group in the block of its first op)
 };
 
 struct UnitShape {

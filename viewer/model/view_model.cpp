@@ -6,6 +6,7 @@
 
 #include "exporters/text.hpp"
 #include "exporters/view.hpp"
+#include "viewer/model/math_text.hpp"
 #include "viewer/model/why.hpp"
 
 namespace kbp::viewer {
@@ -209,8 +210,23 @@ FrameStats ViewModel::frame(const Box& viewport, DrawList& out) {
     if (side_by_side()) return frame_side_by_side(out);
     Side& s = shown();
     if (!s.doc || !s.scene) return {};
-    if (s.auto_fit) s.camera.fit(s.scene->bounds(), viewport);
+    if (s.auto_fit) fit_with_headers(s, viewport);
     return build_frame(context(shown_, viewport), out);
+}
+
+void ViewModel::fit_with_headers(Side& s, const Box& pane) const {
+    // Row headers too thin for their band stand left of the cards: keep room for the widest, so
+    // no card's title or badge is cut at the pane's left edge.
+    const float font = 14;  // FrameContext::ui_font
+    float gutter = 0;
+    for (const auto& row : s.scene->rows()) {
+        float w = metrics_.width(row.title, font) + 18;
+        if (!row.badge.empty()) w += metrics_.width(row.badge, font * 0.9f) + 22;
+        gutter = std::max(gutter, w);
+    }
+    Box inner{pane.x0 + std::min(gutter, pane.width() / 3), pane.y0, pane.x1, pane.y1};
+    s.camera.fit(s.scene->bounds(), inner);
+    s.camera.cx -= ((inner.x0 + inner.x1) / 2 - (pane.x0 + pane.x1) / 2) / s.camera.zoom;
 }
 
 Hit ViewModel::hit(Vec2 screen) const {
@@ -276,6 +292,22 @@ void ViewModel::set_color_mode(ColorMode mode) {
 }
 
 const Colouring* ViewModel::colouring() const { return shown().colours.get(); }
+
+std::vector<LegendEntry> ViewModel::legend() const {
+    const Colouring* c = colouring();
+    if (!c) return {};
+    std::vector<LegendEntry> out = c->legend();
+    const Colouring* other = sides_[1 - shown_].colours.get();
+    if (!side_by_side() || !other) return out;
+    for (const auto& e : other->legend()) {
+        auto same = std::find_if(out.begin(), out.end(), [&](const LegendEntry& o) { return o.key == e.key && o.fill == e.fill; });
+        if (same != out.end()) continue;
+        LegendEntry in_other = e;
+        in_other.key += shown_ == 0 ? " (in b)" : " (in a)";
+        out.push_back(std::move(in_other));
+    }
+    return out;
+}
 
 Camera& ViewModel::camera() { return shown().camera; }
 
@@ -503,6 +535,21 @@ void ViewModel::refresh_inspector() {
 
 namespace {
 std::string why_key(std::uint64_t generation, const std::string& id) { return std::to_string(generation) + ":" + id; }
+
+// kbp why's text with the $...$ maths of any data it quotes (a kernel row's notes) as Unicode.
+std::string readable_maths(const std::string& text) {
+    if (text.find('$') == std::string::npos) return text;
+    std::string out;
+    for (std::size_t start = 0; start < text.size();) {
+        std::size_t end = text.find('\n', start);
+        std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        out += prose_text(line).lines.front();
+        if (end == std::string::npos) break;
+        out += '\n';
+        start = end + 1;
+    }
+    return out;
+}
 }  // namespace
 
 void ViewModel::start_why() {
@@ -519,7 +566,7 @@ void ViewModel::start_why() {
     why_pending_id_ = key;
     why_pending_ = std::async(std::launch::async, [request = *inputs.request, id]() -> std::string {
         auto text = planner::why_node(request, id);
-        return text ? *text : "kbp why: " + text.error().text();
+        return text ? readable_maths(*text) : "kbp why: " + text.error().text();
     });
 }
 

@@ -94,6 +94,9 @@ public:
     ColorMode color_mode() const { return color_; }
     void set_color_mode(ColorMode mode);
     const Colouring* colouring() const;
+    // What the canvas's fills mean: the shown plan's legend, and side by side also what only the
+    // other pane draws ("added" in b, "removed" in a), its key naming the pane.
+    std::vector<LegendEntry> legend() const;
     Camera& camera();
     void fit();            // the whole plan
     void pan(float dx, float dy);
@@ -196,6 +199,8 @@ private:
     void refresh_inspector();
     void start_why();
     void centre_on(const Box& world, double min_zoom);
+    // The side's whole plan in `pane`, with room left of the cards for their row headers.
+    void fit_with_headers(Side& s, const Box& pane) const;
     void centre_on_selection(double min_zoom);
     FrameContext context(int side, const Box& viewport) const;
     // The side whose pane holds `screen` (the shown one unless side by side).
