@@ -19,7 +19,7 @@
 namespace kbp::exporters {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using FrontierJson = nlohmann::ordered_json;
 using chart::at;
 using chart::num;
 
@@ -40,7 +40,7 @@ Error unknown_member(const std::string& origin, const std::string& object, const
     return at(origin, object + "/" + schema::pointer_token(key), "unknown member '" + key + "'" + schema::name_hint(key, names_of(known), "members"));
 }
 
-Result<FrontierPoint> read_point(const std::string& origin, const std::string& where, const Json& p) {
+Result<FrontierPoint> read_point(const std::string& origin, const std::string& where, const FrontierJson& p) {
     if (!p.is_object())
         return at(origin, where, "expected an object {\"time_us\", \"tokens_s\", \"memory_bytes\", \"effective_bits\", \"sensitivity\"}");
     for (const auto& [key, value] : p.items())
@@ -59,7 +59,7 @@ Result<FrontierPoint> read_point(const std::string& origin, const std::string& w
 
 // --- the chart ---------------------------------------------------------------------------------
 
-constexpr chart::Frame frame{800, 480, 84, 32, 64, 64};
+constexpr chart::Frame frontier_frame{800, 480, 84, 32, 64, 64};
 constexpr const char* point_colour = "#2f6db5";
 constexpr const char* chosen_colour = "#e07b00";
 constexpr const char* bits_only_colour = "#8e24aa";
@@ -209,7 +209,7 @@ Result<Frontier> read_frontier(const std::string& text, const std::string& origi
     if (auto what = schema::wrong_kind(text, schema::FileKind::frontier); !what.empty()) return at(origin, "/", what);
     auto doc = schema::parse_json(text, origin, "a Pareto frontier, kbp-frontier/v1");
     if (!doc) return doc.error();
-    const Json& j = *doc;
+    const FrontierJson& j = *doc;
     if (!j.is_object())
         return at(origin, "/", "a frontier is a JSON object {\"schema\": \"kbp-frontier/v1\", \"budget\": ..., \"points\": [...]} (kbp tune --frontier)");
     static constexpr std::array<std::string_view, 8> members{"schema", "budget", "objective", "base", "chosen", "planned", "bits_only", "points"};
@@ -221,7 +221,7 @@ Result<Frontier> read_frontier(const std::string& text, const std::string& origi
     if (j["schema"] != schema_name) return at(origin, "/schema", "expected \"" + std::string(schema_name) + "\", found " + j["schema"].dump());
 
     Frontier f;
-    const Json& budget = j["budget"];
+    const FrontierJson& budget = j["budget"];
     const std::string accepted = "expected \"KIND=VALUE\": memory=SIZE (40GB), effective_bits=N, sensitivity=X or tokens_s=N";
     if (!budget.is_string()) return at(origin, "/budget", accepted + ", found " + budget.dump());
     f.budget = budget.get<std::string>();
@@ -234,7 +234,7 @@ Result<Frontier> read_frontier(const std::string& text, const std::string& origi
     if (!limit || *limit < 0) return at(origin, "/budget", accepted + ", found " + budget.dump());
     f.limit = *limit;
 
-    const Json& objective = j["objective"];
+    const FrontierJson& objective = j["objective"];
     auto objective_kind = objective.is_string() ? measure_of(objective.get<std::string>()) : std::nullopt;
     if (!objective_kind || *objective_kind == FrontierMeasure::effective_bits || *objective_kind == FrontierMeasure::tokens_s)
         return at(origin, "/objective", "expected \"time\", \"memory\" or \"sensitivity\", found " + objective.dump());
@@ -250,7 +250,7 @@ Result<Frontier> read_frontier(const std::string& text, const std::string& origi
         if (!p) return p.error();
         f.bits_only = *p;
     }
-    const Json& points = j["points"];
+    const FrontierJson& points = j["points"];
     if (!points.is_array() || points.empty()) return at(origin, "/points", "expected a non-empty array of the frontier's points");
     for (std::size_t i = 0; i < points.size(); ++i) {
         auto p = read_point(origin, "/points/" + std::to_string(i), points[i]);
@@ -261,7 +261,7 @@ Result<Frontier> read_frontier(const std::string& text, const std::string& origi
 }
 
 std::string frontier_chart_svg(const Frontier& fr, const std::string& title) {
-    const chart::Frame& f = frame;
+    const chart::Frame& f = frontier_frame;
     const FrontierMeasure xm = fr.budget_kind, ym = fr.objective;
     // A budget caps memory, bits or sensitivity from above, and tokens/s from below.
     const bool at_most = xm != FrontierMeasure::tokens_s;

@@ -13,14 +13,14 @@
 namespace kbp::exporters {
 namespace {
 
-using Json = nlohmann::json;
+using SweepJson = nlohmann::json;
 
 struct Point {
     double x = 0, tokens_per_s = 0, compute_share = 0;
     bool fits = true;
 };
 
-constexpr chart::Frame frame{};
+constexpr chart::Frame sweep_frame{};
 constexpr const char* memory_colour = "#2f6db5";
 constexpr const char* compute_colour = "#e07b00";
 constexpr const char* short_colour = "#c62828";
@@ -39,7 +39,7 @@ std::string count_label(double v) {
 }  // namespace
 
 Result<std::string> sweep_chart_svg(const std::string& text, const std::string& origin, const std::string& title) {
-    Json doc = Json::parse(text, nullptr, false);
+    SweepJson doc = SweepJson::parse(text, nullptr, false);
     if (doc.is_discarded() || !doc.is_object()) return at(origin, "/", "not a JSON object");
     if (doc.value("schema", "") != "kbp-sweep/v1") return at(origin, "/schema", "expected \"kbp-sweep/v1\"");
     auto axis = doc.find("axis");
@@ -50,7 +50,7 @@ Result<std::string> sweep_chart_svg(const std::string& text, const std::string& 
     if (list == doc.end() || !list->is_array() || list->empty()) return at(origin, "/points", "expected a non-empty array");
     std::vector<Point> points;
     for (std::size_t i = 0; i < list->size(); ++i) {
-        const Json& p = (*list)[i];
+        const SweepJson& p = (*list)[i];
         const std::string where = "/points/" + std::to_string(i);
         if (!p.is_object()) return at(origin, where, "expected an object");
         for (const char* key : {axis_name.c_str(), "tokens_per_s", "compute_share"})
@@ -63,7 +63,7 @@ Result<std::string> sweep_chart_svg(const std::string& text, const std::string& 
         points.push_back(pt);
     }
 
-    const chart::Frame& f = frame;
+    const chart::Frame& f = sweep_frame;
     const double x0 = std::log2(points.front().x), x1 = std::log2(points.back().x);
     auto sx = [&](double v) { return x1 > x0 ? f.left + (std::log2(v) - x0) / (x1 - x0) * f.plot_w() : f.left + f.plot_w() / 2; };
     double y_max = 0;

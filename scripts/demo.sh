@@ -8,7 +8,7 @@
 # desktop viewer, build/viewer/app/kbp-view PLAN.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh build -DKBP_BUILD_TESTS=OFF -DKBP_BUILD_BENCH=OFF -DKBP_BUILD_VIEWER=OFF
+scripts/setup.sh build -DKBP_BUILD_TESTS=OFF -DKBP_BUILD_BENCH=OFF -DKBP_BUILD_VIEWER=OFF -DKBP_UNITY=ON
 kbp=build/cli/kbp
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
