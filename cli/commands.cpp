@@ -104,14 +104,16 @@ const std::array<Command, 14> table{{
      "its batch as a decode arm, and costs it at its mean context (prompt + half the output). For each\n"
      "target it fits, on that target's `fit` rows alone, the fraction of the datasheet bandwidth\n"
      "memory-bound kernels reach and, on more than two rows, a fixed overhead per step or per\n"
-     "kernel launch. Each row is planned with the engine it was measured on (engines/*.json's\n"
+     "kernel launch, with a cost per all-reduce where its rows split models over several devices.\n"
+     "Each row is planned with the engine it was measured on (engines/*.json's\n"
      "measured_as names it), so the launches it is fitted on are that engine's; an engine with two or\n"
      "more of a target's fit rows (not all) gets a fit of its own, applied by kbp stats --cost\n"
      "--engine. `held_out` rows are only judged, and each fit\n"
      "row is also priced by a fit on its target's other fit rows (left out).\n"
      "Prints every row: measured tok/s, the bare roofline, the fitted estimate, ratio and error, the\n"
      "engine's and the left-out estimates, and why a row was not costed; then the figures per target\n"
-     "and the errors on rows a fit never saw (--markdown: as a table). -o DIR writes DIR/calibrations/<target>.json (and <target>.<engine>.json), which\n"
+     "and the errors on rows a fit never saw, and each configuration measured twice with how far\n"
+     "apart its rows are beyond what the fit explains (--markdown: as a table). -o DIR writes DIR/calibrations/<target>.json (and <target>.<engine>.json), which\n"
      "--catalog DIR (or a copy in\n"
      "planner/data/calibrations/) makes kbp stats --cost apply.\n",
      run_calibrate},

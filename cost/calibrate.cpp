@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <cstdlib>
 
 #include "planner/check_data.hpp"
 #include "schema/numbers.hpp"
@@ -23,6 +24,7 @@ struct Costed {
     std::string main_family;      // the kernel family most of its bare roofline step is spent in
     double main_family_share = 0;
     double launches = 0;          // kernels launched in one step (its groups not run by the host)
+    double collectives = 0;       // all-reduces and gathers in one step (0 on one device)
 };
 
 // The recipe a published precision is planned with; absent: kbp has none for it (yet).
@@ -55,6 +57,49 @@ double best_fixed_cost(const std::vector<double>& steps, const std::vector<doubl
     return den > 0 ? std::max(0.0, num / den) : 0.0;
 }
 
+// The two fixed costs, a cost per kernel launch and one per collective, that least-square the
+// relative error together (the 2 x 2 normal equations of the weighted residuals), each at least
+// 0: where the pair would take one below 0, the better of the two alone.
+std::pair<double, double> best_launch_and_sync(const std::vector<double>& steps, const std::vector<double>& launches,
+                                               const std::vector<double>& collectives, const std::vector<const Costed*>& rows) {
+    double ll = 0, lc = 0, cc = 0, lr = 0, cr = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const double m2 = rows[i]->measured_step_us * rows[i]->measured_step_us, r = rows[i]->measured_step_us - steps[i];
+        ll += launches[i] * launches[i] / m2;
+        lc += launches[i] * collectives[i] / m2;
+        cc += collectives[i] * collectives[i] / m2;
+        lr += launches[i] * r / m2;
+        cr += collectives[i] * r / m2;
+    }
+    const double det = ll * cc - lc * lc;
+    if (det > 1e-12 * ll * cc) {
+        const double launch = (lr * cc - cr * lc) / det, sync = (cr * ll - lr * lc) / det;
+        if (launch >= 0 && sync >= 0) return {launch, sync};
+    }
+    auto loss = [&](double launch, double sync) {
+        double sum = 0;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const double e = (steps[i] + launch * launches[i] + sync * collectives[i]) / rows[i]->measured_step_us - 1.0;
+            sum += e * e;
+        }
+        return sum;
+    };
+    const double launch_alone = best_fixed_cost(steps, launches, rows), sync_alone = best_fixed_cost(steps, collectives, rows);
+    return loss(launch_alone, 0) <= loss(0, sync_alone) ? std::pair{launch_alone, 0.0} : std::pair{0.0, sync_alone};
+}
+
+// Whether a third figure, a cost per collective, can be told apart on `rows`: at least two rows
+// on one device, which pin the launch cost, and at least two split over several, which then pin
+// the collectives' (more than three rows: the efficiency, the launch cost and it are three
+// figures). Split rows alone cannot: their collectives grow with their layers as their launches
+// do, so either cost explains both, and a fit that put it all in the collectives would price a
+// one-device plan with no fixed cost at all.
+bool sync_is_identifiable(const std::vector<const Costed*>& rows) {
+    const auto split = std::count_if(rows.begin(), rows.end(), [](const Costed* c) { return c->collectives > 0; });
+    const auto single = static_cast<std::ptrdiff_t>(rows.size()) - split;
+    return split >= 2 && single >= 2;
+}
+
 double loss_of(const std::vector<double>& steps, const std::vector<double>& units, double fixed, const std::vector<const Costed*>& rows) {
     double loss = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -70,29 +115,39 @@ using EfficiencyKnob = std::function<void(Calibration&, double)>;
 // The efficiency that, set by `knob` into `base`, least-squares the relative error of `rows`:
 // by search over 0.20..1.00 in steps of 0.005, each candidate re-pricing the rows (the step time
 // is a sum of per-kernel maxima, not linear in it). With more than two rows one fixed cost is
-// fitted with each candidate, in whichever of two forms fits the rows better: a step overhead
+// fitted with each candidate, in whichever of these forms fits the rows better: a step overhead
 // (sampling, scheduling, the host's turn: the same for every model), with the target's own
 // launch figure kept, or a cost per kernel launch in place of the target's (a CUDA graph's
 // replay, a host loop's launches: more kernels, more time). Either is one figure; with two rows
 // or fewer none is fitted: two parameters on two rows fit both exactly whatever they are, and
-// say nothing of the rows not seen.
+// say nothing of the rows not seen. Where the rows split models over several devices
+// (sync_is_identifiable), the launch form also fits a cost per collective in place of the
+// interconnect's latency (Calibration::all_reduce_us).
 Calibration search_efficiency(const std::vector<const Costed*>& rows, const Calibration& base, const EfficiencyKnob& knob) {
     Calibration best = base;
     double best_loss = INFINITY;
     const std::vector<double> once(rows.size(), 1.0);
-    std::vector<double> launches;
-    for (const Costed* c : rows) launches.push_back(c->launches);
+    std::vector<double> launches, collectives;
+    for (const Costed* c : rows) {
+        launches.push_back(c->launches);
+        collectives.push_back(c->collectives);
+    }
+    const bool fit_sync = sync_is_identifiable(rows);
     for (int k = 200; k <= 1000; k += 5) {
         Calibration candidate = base;
         knob(candidate, k / 1000.0);
         candidate.step_overhead_us = 0.0;
         candidate.launch_overhead_us.reset();
+        candidate.all_reduce_us.reset();
         Calibration unlaunched = candidate;
         unlaunched.launch_overhead_us = 0.0;
-        std::vector<double> steps, bare_steps;
+        Calibration unsynced = unlaunched;
+        unsynced.all_reduce_us = 0.0;
+        std::vector<double> steps, bare_steps, unsynced_steps;
         for (const Costed* c : rows) {
             steps.push_back(step_us(*c, candidate));
             if (rows.size() > 2) bare_steps.push_back(step_us(*c, unlaunched));
+            if (fit_sync) unsynced_steps.push_back(step_us(*c, unsynced));
         }
         double overhead = 0, loss = 0;
         if (rows.size() > 2) {
@@ -103,6 +158,22 @@ Calibration search_efficiency(const std::vector<const Costed*>& rows, const Cali
                 candidate.launch_overhead_us = launch;
                 overhead = 0;
                 loss = launch_loss;
+            }
+            if (fit_sync) {
+                auto [with_sync, sync] = best_launch_and_sync(unsynced_steps, launches, collectives, rows);
+                with_sync = std::round(with_sync * 100.0) / 100.0;
+                sync = std::round(sync * 100.0) / 100.0;
+                double sync_loss = 0;
+                for (std::size_t i = 0; i < rows.size(); ++i) {
+                    const double e = (unsynced_steps[i] + with_sync * launches[i] + sync * collectives[i]) / rows[i]->measured_step_us - 1.0;
+                    sync_loss += e * e;
+                }
+                if (sync_loss < loss - 1e-12) {
+                    candidate.launch_overhead_us = with_sync;
+                    candidate.all_reduce_us = sync;
+                    overhead = 0;
+                    loss = sync_loss;
+                }
             }
         } else {
             loss = loss_of(steps, once, 0.0, rows);
@@ -121,10 +192,11 @@ Calibration search_efficiency(const std::vector<const Costed*>& rows, const Cali
 // whatever it is), taken largest first (then by name) while at least one row is left whose main
 // family has none (the pooled efficiency, which prices every other family, is fitted on it), and
 // while the figures fitted stay fewer than the rows: the pooled efficiency, the overhead where
-// there are more than two rows, and one per family. As many figures as rows fit any rows
+// there are more than two rows, the cost per collective where it can be told apart, and one per
+// family. As many figures as rows fit any rows
 // exactly, and say nothing of the rows not seen.
 std::vector<std::string> families_with_own_efficiency(const std::vector<const Costed*>& rows) {
-    const std::size_t figures = 1 + (rows.size() > 2 ? 1 : 0);
+    const std::size_t figures = 1 + (rows.size() > 2 ? 1 : 0) + (sync_is_identifiable(rows) ? 1 : 0);
     if (rows.size() <= figures + 1) return {};
     const std::size_t family_budget = rows.size() - figures - 1;
     std::map<std::string, std::size_t> rows_of_family;
@@ -156,7 +228,8 @@ TargetFit fit_target(const std::string& target, const std::vector<const Costed*>
             fit = search_efficiency(rows, fit, [&family](Calibration& c, double e) { c.family_efficiency[family] = e; });
         fit = search_efficiency(rows, fit, pooled);
         if (fit.bandwidth_efficiency == before.bandwidth_efficiency && fit.family_efficiency == before.family_efficiency &&
-            fit.step_overhead_us == before.step_overhead_us && fit.launch_overhead_us == before.launch_overhead_us)
+            fit.step_overhead_us == before.step_overhead_us && fit.launch_overhead_us == before.launch_overhead_us &&
+            fit.all_reduce_us == before.all_reduce_us)
             break;
     }
     TargetFit result;
@@ -239,6 +312,8 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         else if (std::none_of(targets.begin(), targets.end(), [&](const DataFile* t) { return t->name == row.device; }))
             row.not_costed = "no kbp target " + row.device;
         if (!row.not_costed.empty()) continue;
+        row.configuration = m.at("kbp_sample").get<std::string>() + " " + *recipe + " on " + std::to_string(m.at("tp").get<std::int64_t>()) + " " +
+                            row.device + ", " + row.engine_key + ", batch " + std::to_string(row.batch);
         PlanRequest request;
         request.config_path = (folder / m.at("kbp_sample").get<std::string>() / "config.json").string();
         request.arm = "decode";
@@ -262,9 +337,18 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         Costed c{&row, *bare, 1e6 * static_cast<double>(row.batch) / row.measured_tok_s, "", 0.0};
         row.before_tok_s = 1e6 * static_cast<double>(row.batch) / bare->total.time_us;
         c.launches = static_cast<double>(bare->total.launches);
+        c.collectives = static_cast<double>(bare->communication.collectives());
         if (!bare->time_by_family.empty()) {  // largest first
             c.main_family = bare->time_by_family.front().first;
             c.main_family_share = bare->time_by_family.front().second / bare->total.time_us;
+        }
+        if (std::getenv("KBP_CALIBRATE_DUMP")) {
+            Calibration nolaunch; nolaunch.launch_overhead_us = 0.0;
+            double mem = 0, comp = 0;
+            for (const auto& g : bare->groups) if (!g.on_host) { mem += g.memory_us; comp += g.compute_us; }
+            std::fprintf(stderr, "DUMP %s %s %s %s %lld %.3f %.3f %.3f %.3f %.0f %lld %.3f\n", row.id.c_str(), row.split.c_str(), row.device.c_str(), row.engine_key.c_str(),
+                (long long)request.tp, c.measured_step_us, step_us(c, nolaunch) - bare->communication.time_us, mem, comp, c.launches,
+                (long long)(bare->communication.all_reduces + bare->communication.gathers), bare->communication.time_us);
         }
         costed.push_back(std::move(c));
     }
@@ -368,8 +452,7 @@ std::string calibration_text(const CalibrationReport& r, bool markdown) {
     for (const auto& f : r.fits) {
         char line[512];
         const std::string who = f.engine.empty() ? f.target : f.target + " (engine " + f.engine + ")";
-        const std::string fixed = f.calibration.launch_overhead_us ? schema::fixed(*f.calibration.launch_overhead_us, 2) + " us per kernel launch"
-                                                                   : "step overhead " + schema::fixed(f.calibration.step_overhead_us, 1) + " us";
+        const std::string fixed = calibration_fixed_costs(f.calibration);
         std::snprintf(line, sizeof line, "%s%s: bandwidth efficiency %.3f, %s, on %zu fit rows (median error %.1f%%, largest %.1f%%)\n",
                       markdown ? "- " : "fitted ", who.c_str(), f.calibration.bandwidth_efficiency, fixed.c_str(), f.fitted_on.size(),
                       100.0 * f.median_error, 100.0 * f.max_error);
@@ -387,6 +470,32 @@ std::string calibration_text(const CalibrationReport& r, bool markdown) {
                       static_cast<std::size_t>(std::count_if(errors.begin(), errors.end(), [](double e) { return e <= 0.15; })));
         out += line;
     };
+    // The measurements' own spread: one configuration measured by two sources (or at two
+    // contexts). The fit prices such rows alike, up to what their contexts change, so the part of
+    // their measured ratio the estimates' ratio does not explain is a floor under its errors.
+    std::map<std::string, std::vector<const CalibrationRow*>> by_configuration;
+    for (const auto& row : r.rows)
+        if (row.after_tok_s && !row.configuration.empty()) by_configuration[row.configuration].push_back(&row);
+    std::vector<double> spreads;
+    for (const auto& [configuration, rows] : by_configuration) {
+        if (rows.size() < 2) continue;
+        auto [lo, hi] = std::minmax_element(rows.begin(), rows.end(), [](const auto* a, const auto* b) { return a->measured_tok_s < b->measured_tok_s; });
+        const double measured = (*hi)->measured_tok_s / (*lo)->measured_tok_s, estimated = *(*hi)->after_tok_s / *(*lo)->after_tok_s;
+        spreads.push_back(std::abs(measured / estimated - 1.0));
+        std::string ids;
+        for (const auto* row : rows) ids += (ids.empty() ? "" : ", ") + row->id + " " + schema::fixed(row->measured_tok_s, 1);
+        out += (markdown ? "- " : "") + std::string("measured twice: ") + configuration + ": " + ids + " tok/s, " + schema::fixed(measured, 2) +
+               "x where the fit's estimates are " + schema::fixed(estimated, 2) + "x apart (" + schema::fixed(100.0 * spreads.back(), 1) +
+               "% unexplained)\n";
+    }
+    if (!spreads.empty()) {
+        char line[320];
+        std::snprintf(line, sizeof line,
+                      "%sthe measurements' own spread: %zu configurations measured more than once, median %.1f%% unexplained, largest %.1f%% "
+                      "(no fit of one configuration comes closer to both rows of such a pair than about half that each)\n",
+                      markdown ? "- " : "", spreads.size(), 100.0 * median(spreads), 100.0 * *std::max_element(spreads.begin(), spreads.end()));
+        out += line;
+    }
     summary("held out", held_out);
     summary("fit rows, each left out of its target's fit in turn", left_out);
     std::vector<double> unseen = held_out;
@@ -426,6 +535,7 @@ std::string calibration_file(const TargetFit& f) {
     o["bandwidth_efficiency"] = f.calibration.bandwidth_efficiency;
     o["step_overhead_us"] = f.calibration.step_overhead_us;
     if (f.calibration.launch_overhead_us) o["launch_overhead_us"] = *f.calibration.launch_overhead_us;
+    if (f.calibration.all_reduce_us) o["all_reduce_us"] = *f.calibration.all_reduce_us;
     if (!f.calibration.family_efficiency.empty()) {
         Json families = Json::object();
         for (const auto& [family, efficiency] : f.calibration.family_efficiency) families[family] = efficiency;

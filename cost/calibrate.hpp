@@ -11,6 +11,8 @@
 // and, for that efficiency, one fixed cost that least-squares the relative error (closed form,
 // at least 0): a step overhead beside the target's launch figure, or a cost per kernel launch in
 // its place, whichever fits the rows better (the second where time grows with the kernel count);
+// where the rows split models over several devices, the second also fits a cost per collective
+// in place of the interconnect's latency (an all-reduce at decode is a barrier kernel, not a hop);
 // with one or two fit rows, neither is fitted (two figures fitted on two rows match them
 // exactly, whatever the truth). A kernel family that is the main family (half
 // the roofline step or more) of at least two fit rows, but not of all, gets an efficiency of its
@@ -48,6 +50,10 @@ struct CalibrationRow {
     std::optional<double> engine_tok_s;               // with its engine's figures, where its engine has a fit
     std::optional<double> left_out_tok_s;             // a fit row: with its target's fit on the other fit rows
     std::string not_costed;                           // why the row was not planned, or ""
+    // What it measured, as kbp plans it: "qwen3-235b-a22b bf16 on 8 b200, sglang, batch 1" (its
+    // sample, recipe, devices, engine, rows): two costed rows with one configuration measured one
+    // thing, and how far apart they are bounds how close any fit can come to both.
+    std::string configuration;
 };
 
 struct TargetFit {

@@ -50,8 +50,9 @@ Result<std::optional<Calibration>> calibration_of(const Catalog& catalog, const 
         if (its != engine.value_or(""))
             continue;
         Calibration c{f->json.at("bandwidth_efficiency").get<double>(), f->json.at("step_overhead_us").get<double>(),
-                      f->json.at("origin").get<std::string>(), {}, std::nullopt};
+                      f->json.at("origin").get<std::string>(), {}, std::nullopt, {}, std::nullopt};
         if (auto launch = f->json.find("launch_overhead_us"); launch != f->json.end()) c.launch_overhead_us = launch->get<double>();
+        if (auto sync = f->json.find("all_reduce_us"); sync != f->json.end()) c.all_reduce_us = sync->get<double>();
         if (auto tps = f->json.find("fitted_tp"); tps != f->json.end())
             for (const auto& tp : *tps) c.fitted_tp.push_back(tp.get<std::int64_t>());
         if (auto families = f->json.find("family_efficiency"); families != f->json.end())
@@ -79,13 +80,20 @@ std::pair<double, const char*> group_time(const GroupCost& gc, const Calibration
 
 double launch_us_of(const CostReport& r, const Calibration& calibration) { return calibration.launch_overhead_us.value_or(r.target_launch_us); }
 
+// The step's collectives: their bytes over the link, and each one's latency, the interconnect's
+// or, where the calibration fitted one, its all_reduce_us.
+double communication_us(const TpCost& c, const Calibration& calibration) {
+    if (!calibration.all_reduce_us) return c.time_us;
+    return c.time_us - c.latency_us + static_cast<double>(c.collectives()) * *calibration.all_reduce_us;
+}
+
 }  // namespace
 
 double step_time_us(const CostReport& r, const Calibration& calibration) {
     const double launch_us = launch_us_of(r, calibration);
     double total = 0;
     for (const GroupCost& gc : r.groups) total += group_time(gc, calibration, launch_us).first;
-    total += r.communication.time_us;
+    total += communication_us(r.communication, calibration);
     total += calibration.step_overhead_us;
     return total;
 }
@@ -437,6 +445,13 @@ std::string memory_fit_text(const CostReport& r) {
     return out;
 }
 
+std::string calibration_fixed_costs(const Calibration& c) {
+    std::string fixed = c.launch_overhead_us ? schema::fixed(*c.launch_overhead_us, 2) + " us per kernel launch"
+                                             : "+" + schema::fixed(c.step_overhead_us, 1) + " us per step";
+    if (c.all_reduce_us) fixed += ", " + schema::fixed(*c.all_reduce_us, 2) + " us per all-reduce";
+    return fixed;
+}
+
 std::string calibration_split_caveat(const Calibration& c, std::int64_t tp) {
     if (c.fitted_tp.empty() || std::find(c.fitted_tp.begin(), c.fitted_tp.end(), tp) != c.fitted_tp.end()) return "";
     std::string fitted;
@@ -466,9 +481,7 @@ std::string cost_text(const CostReport& r, std::size_t top_groups) {
                   calibrated ? "calibrated" : "roofline", r.total.time_us, static_cast<long long>(r.total.launches), r.groups.size(), r.tokens_per_s);
     out += line;
     if (calibrated) {
-        const std::string fixed = r.calibration->launch_overhead_us
-                                      ? schema::fixed(*r.calibration->launch_overhead_us, 2) + " us per kernel launch"
-                                      : "+" + schema::fixed(r.calibration->step_overhead_us, 1) + " us per step";
+        const std::string fixed = calibration_fixed_costs(*r.calibration);
         std::snprintf(line, sizeof line, "  calibration: %.0f%% of the datasheet bandwidth, %s (%s)\n", 100.0 * r.calibration->bandwidth_efficiency,
                       fixed.c_str(), r.calibration->origin.empty() ? "given" : r.calibration->origin.c_str());
         out += line;
@@ -478,7 +491,9 @@ std::string cost_text(const CostReport& r, std::size_t top_groups) {
         }
         if (auto caveat = calibration_split_caveat(*r.calibration, r.communication.tp); !caveat.empty()) out += "    caveat: " + caveat + "\n";
     }
-    out += tp_cost_line(r.communication);
+    TpCost communication = r.communication;
+    if (r.calibration) communication.time_us = communication_us(r.communication, *r.calibration);
+    out += tp_cost_line(communication);
     if (r.memory_bytes > 0) out += "  memory: " + memory_fit_text(r) + "\n";
     if (r.compute_tops > 0) {
         std::snprintf(line, sizeof line, "  PE array %.1f TOPS; persistent state reserved %s; most live activation %s (before %s)%s\n",
@@ -545,6 +560,7 @@ std::string cost_json(const CostReport& r) {
                                 {"step_overhead_us", r.calibration->step_overhead_us},
                                 {"family_efficiency", std::move(families)},
                                 {"launch_overhead_us", r.calibration->launch_overhead_us ? Json(*r.calibration->launch_overhead_us) : Json(nullptr)},
+                                {"all_reduce_us", r.calibration->all_reduce_us ? Json(*r.calibration->all_reduce_us) : Json(nullptr)},
                                 {"origin", r.calibration->origin},
                                 {"fitted_tp", r.calibration->fitted_tp}};
         const std::string caveat = calibration_split_caveat(*r.calibration, r.communication.tp);
@@ -564,7 +580,8 @@ std::string cost_json(const CostReport& r) {
     if (!r.notes.empty()) o["notes"] = r.notes;
     if (r.communication.tp > 1)
         o["parallel"] = {{"tp", r.communication.tp}, {"all_reduces", r.communication.all_reduces},
-                         {"all_reduce_bytes", r.communication.bytes}, {"time_us", r.communication.time_us}};
+                         {"all_reduce_bytes", r.communication.bytes},
+                         {"time_us", r.calibration ? communication_us(r.communication, *r.calibration) : r.communication.time_us}};
     return o.dump(2) + "\n";
 }
 

@@ -39,15 +39,25 @@ struct Calibration {
     // another split is priced by figures that carry what those splits cost (their sync, their
     // smaller kernels) beyond the all-reduces kbp prices: said beside the cost.
     std::vector<std::int64_t> fitted_tp;
+    // What one collective (an all-reduce, the logits' gather) costs beyond moving its bytes, in
+    // place of the interconnect's latency_us: fitted where the fit rows split models over several
+    // devices, since an engine's all-reduce at decode is a kernel of its own that every device
+    // must reach before any goes on (a barrier: the slowest device's skew, the custom
+    // all-reduce's two synchronizing flag exchanges), not only a hop's latency.
+    std::optional<double> all_reduce_us;
 
     double efficiency_of(const std::string& family) const {
         auto it = family_efficiency.find(family);
         return it == family_efficiency.end() ? bandwidth_efficiency : it->second;
     }
     bool is_bare() const {
-        return bandwidth_efficiency == 1.0 && step_overhead_us == 0.0 && family_efficiency.empty() && !launch_overhead_us;
+        return bandwidth_efficiency == 1.0 && step_overhead_us == 0.0 && family_efficiency.empty() && !launch_overhead_us && !all_reduce_us;
     }
 };
+
+// The fixed costs a calibration charges, as `kbp stats --cost` and `kbp calibrate` print them:
+// "5.74 us per kernel launch, 11.50 us per all-reduce" or "+2503.0 us per step".
+std::string calibration_fixed_costs(const Calibration& c);
 
 // "" when `c` was fitted on rows split over `tp` devices (or does not say how its rows were
 // split); else why its figures may not fit a plan on `tp` devices.

@@ -17,8 +17,8 @@ TpCost tp_communication(const schema::Blueprint& b) {
     // A gather's bytes are the whole logits: each device sends its 1/tp slice of them.
     const double gathered = static_cast<double>(p.gather_bytes_per_step) / n;
     c.gathers = p.gathers_per_step;
-    c.time_us = (bandwidth > 0 ? (sent + gathered) / bandwidth * 1e6 : 0.0) +
-                static_cast<double>(p.all_reduces_per_step + p.gathers_per_step) * static_cast<double>(p.latency_ns) / 1e3;
+    c.latency_us = static_cast<double>(p.all_reduces_per_step + p.gathers_per_step) * static_cast<double>(p.latency_ns) / 1e3;
+    c.time_us = (bandwidth > 0 ? (sent + gathered) / bandwidth * 1e6 : 0.0) + c.latency_us;
     return c;
 }
 

@@ -17,6 +17,10 @@ struct TpCost {
     std::int64_t gathers = 0;
     double bytes = 0;    // all-reduce bytes of the step (before the 2(tp-1)/tp factor)
     double time_us = 0;  // added to the step time
+    // Of time_us, what the collectives' latency adds (the interconnect's latency_us per
+    // collective): a calibration's fitted all_reduce_us replaces it (cost.hpp).
+    double latency_us = 0;
+    std::int64_t collectives() const { return all_reduces + gathers; }
 };
 
 TpCost tp_communication(const schema::Blueprint& plan);

@@ -204,6 +204,18 @@ Result<schema::Blueprint> build_blueprint(Ir& ir) {
         schema::JsonArray names(n.modules.begin(), n.modules.end());
         modules.emplace_back(n.node.id, std::move(names));
     }
+    // Ops that all-reduce their own partial sums under --tp (an architecture's tp_all_reduce),
+    // read while the nodes still know their architecture entries.
+    std::vector<std::int64_t> op_reduce_bytes;
+    if (ir.request.tp > 1)
+        for (const auto& n : ir.nodes) {
+            if (!n.spec) continue;
+            auto it = n.spec->find("tp_all_reduce");
+            if (it == n.spec->end()) continue;
+            auto bytes = ir.eval(it->get<std::string>());
+            if (!bytes) return bytes.error();
+            op_reduce_bytes.push_back(*bytes);
+        }
     for (std::size_t i = 0; i < ir.nodes.size(); ++i) {
         b.nodes.push_back(std::move(ir.nodes[i].node));
         b.nodes.back().order = static_cast<std::int64_t>(i);
@@ -212,7 +224,7 @@ Result<schema::Blueprint> build_blueprint(Ir& ir) {
 
     // The arm's digest covers what the arm decided: its layers, nodes, edges and groups, written
     // before anything else joins the plan (streamed into the digest, not held as text).
-    record_parallel(ir, b);  // --tp N: the split and its all-reduces
+    record_parallel(ir, b, op_reduce_bytes);  // --tp N: the split and its all-reduces
     schema::Sha256 digest;
     schema::write_blueprint(b, {.pretty = false}, [&](std::string_view text) { digest.add(text); });
     b.arm.digest = digest.hex();

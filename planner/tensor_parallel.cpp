@@ -88,7 +88,7 @@ Status check_interconnect(const Ir& ir) {
     return Ok{};
 }
 
-void record_parallel(const Ir& ir, schema::Blueprint& b) {
+void record_parallel(const Ir& ir, schema::Blueprint& b, const std::vector<std::int64_t>& op_reduce_bytes) {
     if (ir.request.tp <= 1) return;
     const auto& link = ir.target->json["interconnect"];
     schema::Parallel p;
@@ -110,6 +110,10 @@ void record_parallel(const Ir& ir, schema::Blueprint& b) {
         ++p.all_reduces_per_step;
         std::int64_t bytes = block_output[i]->bytes_per_token.value_or(0);
         p.all_reduce_bytes_per_token = std::max(p.all_reduce_bytes_per_token, bytes);
+        p.all_reduce_bytes_per_step += bytes * b.arm.rows;
+    }
+    for (const std::int64_t bytes : op_reduce_bytes) {
+        ++p.all_reduces_per_step;
         p.all_reduce_bytes_per_step += bytes * b.arm.rows;
     }
     std::set<std::int64_t> vocab_split_counted;

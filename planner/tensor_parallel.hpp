@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 #include <string>
 
 #include "schema/blueprint.hpp"
@@ -53,6 +54,8 @@ private:
 Status check_interconnect(const Ir& ir);
 
 // Records the split on the plan (b.arm.parallel) from its nodes and edges; nothing at --tp 1.
-void record_parallel(const Ir& ir, schema::Blueprint& b);
+// `op_reduce_bytes`: per row, what each op with a tp_all_reduce all-reduces of its own (one
+// collective each), beside the block outputs' all-reduces record_parallel finds in `b`.
+void record_parallel(const Ir& ir, schema::Blueprint& b, const std::vector<std::int64_t>& op_reduce_bytes);
 
 }  // namespace kbp::planner

@@ -136,7 +136,7 @@ PICTURES = [
      'make': [f'kbp render {W}/llama-3.1-8b.frontier.json'
               ' --title "Llama-3.1-8B on H100: bf16 base, fp8-dynamic or w4a16-int4 per module"'
               ' -o docs/img/llama-8b-h100-tune-frontier.svg --force'],
-     'figures': [fig('Pareto points', f'file {W}/llama-3.1-8b.frontier.json', '/points', '{} Pareto points', {}),
+     'figures': [fig('Pareto points', f'file {W}/llama-3.1-8b.frontier.json', '/points', '{:,} Pareto points', {}),
                  fig('the uniform base', f'file {W}/llama-3.1-8b.frontier.json', '/base/tokens_s', 'base (uniform): {:.1f} tokens/s'),
                  fig('the choice', f'file {W}/llama-3.1-8b.frontier.json', '/chosen/tokens_s', 'chosen: {:.1f} tokens/s'),
                  fig('bits-only', f'file {W}/llama-3.1-8b.frontier.json', '/bits_only/tokens_s',

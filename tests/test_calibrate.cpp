@@ -38,6 +38,7 @@ struct Sample {
     const char* precision;
     const char* recipe;
     std::int64_t input, output;
+    std::int64_t tp = 1;  // devices it is split over (--tp)
 };
 constexpr Sample samples[] = {
     {"llama-3.1-8b", "fp8", "fp8-dynamic", 128, 256},
@@ -45,6 +46,13 @@ constexpr Sample samples[] = {
     {"qwen2.5-7b", "bf16", "bf16", 4096, 256},
     {"phi-3-mini-4k", "fp8", "fp8-dynamic", 256, 256},
     {"mistral-7b-v0.1", "fp8", "fp8-dynamic", 512, 128},
+};
+// Models split over several devices: their all-reduces tell a cost per collective apart from one
+// per launch (each has another ratio of all-reduces to kernels than the single-device rows).
+constexpr Sample split_samples[] = {
+    {"llama-3.3-70b", "bf16", "bf16", 512, 256, 4},
+    {"mistral-small-24b", "bf16", "bf16", 1024, 256, 2},
+    {"qwq-32b", "bf16", "bf16", 256, 512, 2},
 };
 
 // kbp's own cost of `s` on "synth": with `c`, or with the catalog's calibration when none.
@@ -54,6 +62,7 @@ kbp::planner::CostReport synthetic_cost(const Planner& planner, const Sample& s,
     request.config_path = kbp::test::source_dir() + "/samples/" + s.folder + "/config.json";
     request.recipe = s.recipe;
     request.target = "synth";
+    request.tp = s.tp;
     request.engine = std::move(engine);
     auto plan = planner.plan(request);
     REQUIRE(plan);
@@ -81,8 +90,8 @@ OJson row(const Sample& s, const char* split, double tok_s) {
                  {"precision", s.precision},
                  {"device", "synth"},
                  {"device_variant", "a synthetic H100 at 2 TB/s"},
-                 {"device_count", 1},
-                 {"tp", 1},
+                 {"device_count", s.tp},
+                 {"tp", s.tp},
                  {"batch", 1},
                  {"input_tokens", s.input},
                  {"output_tokens", s.output},
@@ -98,6 +107,8 @@ OJson row(const Sample& s, const char* split, double tok_s) {
 void link_samples(const kbp::test::TempDir& dir) {
     fs::create_directories(dir.file("m"));
     for (const auto& s : samples) fs::create_directory_symlink(kbp::test::source_dir() + "/samples/" + s.folder, dir.file(std::string("m/") + s.folder));
+    for (const auto& s : split_samples)
+        fs::create_directory_symlink(kbp::test::source_dir() + "/samples/" + s.folder, dir.file(std::string("m/") + s.folder));
 }
 
 OJson measurements(std::vector<OJson> rows) {
@@ -269,6 +280,51 @@ TEST_CASE("calibrate fits a cost per kernel launch where the rows' fixed cost gr
     CHECK(cost.tokens_per_s == Approx(synthetic_tok_s(planner, samples[1], fit)).epsilon(1e-9));
     CHECK(kbp::planner::cost_text(cost).find("us per kernel launch") != std::string::npos);
     CHECK(kbp::planner::calibration_text(report).find("us per kernel launch, on 3 fit rows") != std::string::npos);
+}
+
+TEST_CASE("calibrate fits a cost per all-reduce where the rows split models over several devices", "[calibrate]") {
+    kbp::test::TempDir dir;
+    auto planner = synthetic_setup(dir);
+    // Each launch costs 6 us and each collective 15 us (the interconnect says 2): two rows on one
+    // device and three split over 2 or 4 give the two costs apart.
+    Calibration truth{0.7, 0.0, "", {}, 6.0};
+    truth.all_reduce_us = 15.0;
+    std::vector<OJson> rows;
+    for (std::size_t i = 1; i <= 2; ++i) rows.push_back(row(samples[i], "fit", synthetic_tok_s(planner, samples[i], truth)));
+    for (const auto& s : split_samples) rows.push_back(row(s, "fit", synthetic_tok_s(planner, s, truth)));
+    const auto report = calibrated_on(dir, planner, std::move(rows));
+    const auto& fit = report.fits[0].calibration;
+    CHECK(fit.bandwidth_efficiency == Approx(0.7).margin(0.0051));
+    REQUIRE(fit.launch_overhead_us);
+    REQUIRE(fit.all_reduce_us);
+    CHECK(*fit.launch_overhead_us == Approx(6.0).margin(0.3));
+    CHECK(*fit.all_reduce_us == Approx(15.0).margin(1.0));
+    CHECK(report.fits[0].max_error < 0.01);
+    // Written, read back and applied by kbp stats --cost, which prices the collectives with it.
+    CHECK(kbp::planner::calibration_file(report.fits[0]).find("\"all_reduce_us\"") != std::string::npos);
+    const auto cost = cost_with_file_of(dir, report.fits[0], split_samples[0]);
+    CHECK(cost.tokens_per_s == Approx(synthetic_tok_s(planner, split_samples[0], fit)).epsilon(1e-9));
+    CHECK(kbp::planner::cost_text(cost).find("us per all-reduce") != std::string::npos);
+    // On single-device rows alone the figure cannot be told apart, and none is fitted.
+    std::vector<OJson> single;
+    for (std::size_t i = 0; i < 5; ++i) single.push_back(row(samples[i], "fit", synthetic_tok_s(planner, samples[i], truth)));
+    CHECK_FALSE(calibrated_on(dir, planner, std::move(single)).fits[0].calibration.all_reduce_us);
+}
+
+TEST_CASE("one configuration measured twice shows the measurements' own spread", "[calibrate]") {
+    kbp::test::TempDir dir;
+    auto planner = synthetic_setup(dir);
+    const Calibration truth{0.8, 0.0, "", {}, 5.0};
+    std::vector<OJson> rows;
+    for (std::size_t i = 0; i < 4; ++i) rows.push_back(row(samples[i], "fit", synthetic_tok_s(planner, samples[i], truth)));
+    // A second source measuring samples[0] 30% faster than the first, at the same context.
+    OJson again = row(samples[0], "held_out", 1.3 * synthetic_tok_s(planner, samples[0], truth));
+    again["id"] = "synth-again";
+    rows.push_back(std::move(again));
+    const auto text = kbp::planner::calibration_text(calibrated_on(dir, planner, std::move(rows)));
+    CHECK(text.find("measured twice: llama-3.1-8b fp8-dynamic on 1 synth, vllm, batch 1: synth-llama-3.1-8b") != std::string::npos);
+    CHECK(text.find("1.30x where the fit's estimates are 1.00x apart (30.0% unexplained)") != std::string::npos);
+    CHECK(text.find("1 configurations measured more than once, median 30.0% unexplained") != std::string::npos);
 }
 
 TEST_CASE("a calibration file slows kbp stats --cost as its figures say", "[calibrate][cost]") {
