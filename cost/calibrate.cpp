@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
-#include <cstdlib>
 
 #include "planner/check_data.hpp"
 #include "schema/numbers.hpp"
@@ -341,14 +340,6 @@ Result<CalibrationReport> calibrate(const Planner& planner, const std::string& m
         if (!bare->time_by_family.empty()) {  // largest first
             c.main_family = bare->time_by_family.front().first;
             c.main_family_share = bare->time_by_family.front().second / bare->total.time_us;
-        }
-        if (std::getenv("KBP_CALIBRATE_DUMP")) {
-            Calibration nolaunch; nolaunch.launch_overhead_us = 0.0;
-            double mem = 0, comp = 0;
-            for (const auto& g : bare->groups) if (!g.on_host) { mem += g.memory_us; comp += g.compute_us; }
-            std::fprintf(stderr, "DUMP %s %s %s %s %lld %.3f %.3f %.3f %.3f %.0f %lld %.3f\n", row.id.c_str(), row.split.c_str(), row.device.c_str(), row.engine_key.c_str(),
-                (long long)request.tp, c.measured_step_us, step_us(c, nolaunch) - bare->communication.time_us, mem, comp, c.launches,
-                (long long)(bare->communication.all_reduces + bare->communication.gathers), bare->communication.time_us);
         }
         costed.push_back(std::move(c));
     }

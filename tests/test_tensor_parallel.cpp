@@ -264,3 +264,32 @@ TEST_CASE("tp: kv heads fewer than the devices are replicated when tp is a multi
     REQUIRE_FALSE(three.ok());
     CHECK(three.error().where == std::string(KBP_SMALL_LLAMA_CONFIG) + ": /num_key_value_heads");
 }
+
+TEST_CASE("tp: an op that reduces over a split dimension adds its own all-reduce", "[planner][tp]") {
+    // MiniMax-M2's q and k norms span the whole projection, which the devices split: vLLM
+    // all-reduces their two f32 variances once a layer (the q_norm op's tp_all_reduce: 8 bytes a
+    // row). Over 8 devices: o_proj's and the MoE's all-reduces, that one, and the embedding's.
+    planner::PlanRequest r;
+    r.config_path = test::source_dir() + "/samples/minimax-m2/config.json";
+    r.recipe = "bf16";
+    r.target = "b200";
+    r.tp = 8;
+    r.arm = "multi_seq";
+    r.rows = 4;
+    auto split = planner::make_plan(r);
+    INFO((split ? std::string() : split.error().text()));
+    REQUIRE(split.ok());
+    const auto& b = split->blueprint;
+    const std::int64_t layers = symbol(b, "layers");
+    REQUIRE(layers == 62);
+    REQUIRE(b.arm.parallel.has_value());
+    CHECK(b.arm.parallel->all_reduces_per_step == 3 * layers + 1);
+    // Their bytes: each block output's hidden row (bf16) and the norms' 8 bytes, for every row.
+    const std::int64_t hidden = symbol(b, "hidden");
+    CHECK(b.arm.parallel->all_reduce_bytes_per_step == (2 * layers + 1) * hidden * 2 * 4 + layers * 8 * 4);
+    // On one device there is nothing to all-reduce.
+    r.tp = 1;
+    auto whole = planner::make_plan(r);
+    REQUIRE(whole.ok());
+    CHECK_FALSE(whole->blueprint.arm.parallel.has_value());
+}
