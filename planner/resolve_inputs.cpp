@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include <filesystem>
+#include <set>
 
 #include "planner/check_data.hpp"
 #include "planner/config_fields_read.hpp"
@@ -179,6 +180,14 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
             if (!applies((*f)->json, arch_name, target_id)) continue;
             (std::string(kind) == "kernels" ? ir.kernels : ir.fusion).push_back(*f);
         }
+    }
+    // A file that applies may stand in for another of its kind (its "replaces"): the seed's
+    // GLM-5.3-Flash catalogs on GB10 run their own kernels and fusions, not the generic ones.
+    for (auto* files : {&ir.kernels, &ir.fusion}) {
+        std::set<std::string> replaced;
+        for (const DataFile* f : *files)
+            for (const auto& name : f->json.value("replaces", Json::array())) replaced.insert(name.get<std::string>());
+        std::erase_if(*files, [&](const DataFile* f) { return replaced.count(f->name) > 0; });
     }
     if (ir.kernels.empty()) {
         std::string which;

@@ -303,8 +303,8 @@ TEST_CASE("Every sample with every engine of its target: a valid plan whose laun
     std::size_t planned = 0;
     for (const auto& model : models)
         for (const auto& arm : model == "glm-5.3-flash"
-                                   // GLM-5 'next' is planned by the seed's own engine only (engines/met.json;
-                                   // cuda-generic's applies_to leaves the architecture out), with its recipe.
+                                   // GLM-5 'next' is planned by the seed's own engine only (engines/met.json:
+                                   // no other engine has a kernel for its hyper-connections), with its recipe.
                                    ? std::vector<Arm>{{"met", "glm-5.3-flash-nvfp4", "gb10"}}
                                    : arms) {
             INFO(model << " with " << arm.engine);

@@ -400,9 +400,9 @@ TEST_CASE("planner expressions", "[planner][expr]") {
 TEST_CASE("a catalog folder replaces a data file: a new fusion rule file changes the groups", "[planner][catalog]") {
     auto dir = fs::temp_directory_path() / "kbp-catalog-test";
     fs::create_directories(dir / "fusion");
-    // No fusion rules at all: every node becomes a group of its own.
+    // No fusion rules at all, standing in for the generic ones too: every node becomes a group of its own.
     std::ofstream(dir / "fusion" / "glm5_next-gb10.json")
-        << R"({"name": "glm5_next-gb10", "applies_to": {"architectures": ["glm5_next"]}, "rules": []})";
+        << R"({"name": "glm5_next-gb10", "applies_to": {"architectures": ["glm5_next"]}, "replaces": ["cuda-generic"], "rules": []})";
     auto r = request("glm-5.3-flash");
     r.catalog_dir = dir.string();
     auto plan = plan_of(r);
@@ -483,4 +483,22 @@ TEST_CASE("multi_seq changes a kernel across every rows crossover of the GLM tab
         CHECK(signature(below) != signature(above));
     }
     CHECK(signature(plan_of(request("glm-5.3-flash"))) != signature(plan_of(request("glm-5.3-flash", "multi_seq", 2))));
+}
+
+TEST_CASE("a catalog that replaces another where it applies: the generic catalogs name no family", "[planner][catalog]") {
+    // cuda-generic serves every architecture (a new family edits neither file); the seed's
+    // GLM-5.3-Flash catalogs on GB10 stand in for it there, and the plan reads theirs alone.
+    for (const char* kind : {"kernels", "fusion"}) {
+        auto generic = kbp::test::OJson::parse(kbp::test::slurp(kbp::test::source_dir() + "/planner/data/" + std::string(kind) + "/cuda-generic.json"));
+        CHECK_FALSE(generic.contains("applies_to"));
+        auto seed = kbp::test::OJson::parse(kbp::test::slurp(kbp::test::source_dir() + "/planner/data/" + std::string(kind) + "/glm5_next-gb10.json"));
+        CHECK(seed.at("replaces") == kbp::test::OJson::array({"cuda-generic"}));
+    }
+    auto plan = plan_of(request("glm-5.3-flash"));
+    bool generic_read = false;
+    for (const auto& f : plan.provenance->files) generic_read = generic_read || f.path.find("cuda-generic") != std::string::npos;
+    CHECK_FALSE(generic_read);
+    // Without the replacement the generic fusion rules would merge the seed's groups: the seed's
+    // 909 groups stand only because the GLM file stands in for them.
+    CHECK(plan.groups.size() == 909);
 }
