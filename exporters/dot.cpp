@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -179,7 +180,17 @@ std::string cluster_label(const ViewCluster& c, const View& v) {
                 out += " · " + html_escape(l->template_name) + " · " + font(9, html_escape(l->kind.name()), "#555555");
             return font(12, out);
         }
-        case ClusterKind::block: return font(10, "<B>" + html_escape(c.block) + "</B>", "#424242");
+        case ClusterKind::block: {
+            // --block TYPE: a block drawn once for the identical ones, with how many and where.
+            auto alike = v.alike.find(c.block);
+            if (alike == v.alike.end()) return font(10, "<B>" + html_escape(c.block) + "</B>", "#424242");
+            std::vector<std::int64_t> layers;
+            for (auto l : alike->second)
+                if (l >= 0) layers.push_back(l);
+            std::string detail = layers_text(layers);
+            return font(12, "<B>" + html_escape(c.block) + " × " + std::to_string(alike->second.size()) + "</B>", "#424242") +
+                   (detail.empty() ? "" : "<BR/>" + font(9, "the same block in " + detail, "#555555"));
+        }
         case ClusterKind::group: {
             if (!c.group) return font(9, "<B>g" + std::to_string(c.group_id) + "</B>");
             // The collapsed view keeps to the rule (kernels are in the tooltip) to stay on one screen.
@@ -331,6 +342,7 @@ public:
         make_clusters();
         make_nodes();
         make_edges();
+        make_gaps();
         g_->set_html(g_->root(), s_.g_label, legend(v_, palette_, o_));
         return std::move(g_);
     }
@@ -515,6 +527,44 @@ private:
                     g.set(n, s_.n_tooltip, label_escape("outside the cut: " + what));
                     break;
                 }
+            }
+        }
+    }
+
+    // --layers with a gap (0-1,3): a note between the layers either side names the ones not shown,
+    // held under the last op of the one and over the first of the other (and over the stubs of
+    // the missing layers that feed it) by invisible edges: dot ranks only by edges, and with none
+    // between layers 1 and 3 it drew layer 3 beside layer 0 as if they were neighbours.
+    void make_gaps() {
+        const auto& layers = v_.options.layers;
+        if (!layers || v_.kind == ViewKind::collapsed) return;
+        std::map<std::int64_t, std::pair<std::size_t, std::size_t>> span;  // layer -> first and last node
+        for (std::size_t i = 0; i < v_.nodes.size(); ++i) {
+            const auto& vn = v_.nodes[i];
+            if (vn.kind == ViewNodeKind::stub || !vn.op || !vn.op->layer) continue;
+            auto [it, fresh] = span.try_emplace(*vn.op->layer, i, i);
+            if (!fresh) it->second.second = i;
+        }
+        CGraph& g = *g_;
+        for (auto it = span.begin(); it != span.end() && std::next(it) != span.end(); ++it) {
+            auto next = std::next(it);
+            const std::int64_t a = it->first, b = next->first;
+            if (b == a + 1) continue;
+            std::string missing = b == a + 2 ? "layer " + std::to_string(a + 1) : "layers " + std::to_string(a + 1) + "-" + std::to_string(b - 1);
+            Agnode_t* n = g.node(g.root(), "gap after layer " + std::to_string(a));
+            g.set(n, s_.n_label, label_escape("⋮  " + missing + " not shown  ⋮"));
+            g.set(n, s_.n_shape, "plaintext");
+            g.set(n, s_.n_style, "solid");
+            g.set(n, s_.n_fontcolor, "#757575");
+            g.set(n, s_.n_fontsize, "11");
+            g.set(n, s_.n_tooltip, label_escape(missing + " not shown (--layers " + schema::ranges_text(*layers) + ")"));
+            auto invisible = [&](Agnode_t* from, Agnode_t* to) { g.set(g.edge(g.root(), from, to), s_.e_style, "invis"); };
+            invisible(nodes_[it->second.second], n);
+            invisible(n, nodes_[next->second.first]);
+            for (std::size_t i = 0; i < v_.nodes.size(); ++i) {
+                const auto& vn = v_.nodes[i];
+                if (vn.kind == ViewNodeKind::stub && vn.incoming && vn.op && vn.op->layer && *vn.op->layer > a && *vn.op->layer < b)
+                    invisible(n, nodes_[i]);
             }
         }
     }

@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <set>
 #include <tuple>
 
+#include "exporters/text.hpp"
 #include "schema/names.hpp"
 #include "schema/stats.hpp"
 #include "schema/templates.hpp"
@@ -184,8 +186,66 @@ private:
             any = any || selected_[i];
         }
         if (!any) return make_error(ErrorCode::usage, "", "nothing to show: " + v_.filter_text() + " selects no op");
+        keep_distinct_blocks();
         return Ok{};
     }
+
+    // --block TYPE: of the chosen blocks that are alike, the first stays selected and stands for
+    // the others. Alike: the same ops in the same order (local names, ops, precisions, kernels,
+    // inserted points, state), fused the same way (rules, groups counted from the block's first),
+    // and the same tensors inside, in and out of it (formats, bytes, fused).
+    void keep_distinct_blocks() {
+        const auto& block = v_.options.block;
+        if (block.empty() || v_.kind == ViewKind::collapsed) return;
+        for (const auto& n : b_.nodes)
+            if (n.block == block) return;  // a block id: one block
+        std::vector<std::string> order;  // block ids in plan order
+        std::map<std::string, std::string> signature;
+        std::map<std::string, std::int64_t> first_group;
+        std::map<std::string, std::optional<std::int64_t>> layer_of_block;
+        auto local = [](const Node& n) {
+            std::string_view id = n.id, prefix = n.block.view();
+            return std::string(id.substr(0, prefix.size()) == prefix && id.size() > prefix.size() ? id.substr(prefix.size() + 1) : id);
+        };
+        for (std::size_t i = 0; i < b_.nodes.size(); ++i) {
+            if (!selected_[i]) continue;
+            const Node& n = b_.nodes[i];
+            std::string id(n.block.view());
+            auto [it, fresh] = signature.try_emplace(id);
+            if (fresh) {
+                order.push_back(id);
+                first_group[id] = n.group;
+                layer_of_block[id] = n.layer;
+            }
+            const auto* g = group_of(n);
+            it->second += local(n) + "|" + std::string(n.op.name()) + "|" + precision_text(n) + "|" +
+                          (n.kernel ? std::string(n.kernel->view()) : std::string()) + "|" + (g ? std::string(g->rule.view()) : std::string()) + "|" +
+                          std::to_string(n.group - first_group[id]) + (n.inserted ? "|i" : "") + (n.state ? "|s" : "") + "\n";
+        }
+        for (const auto& e : b_.edges) {
+            if (e.from < 0 || e.to < 0 || static_cast<std::size_t>(e.from) >= b_.nodes.size() || static_cast<std::size_t>(e.to) >= b_.nodes.size())
+                continue;
+            const Node &f = b_.nodes[static_cast<std::size_t>(e.from)], &t = b_.nodes[static_cast<std::size_t>(e.to)];
+            bool inside_f = selected_[static_cast<std::size_t>(e.from)], inside_t = selected_[static_cast<std::size_t>(e.to)];
+            if (!inside_f && !inside_t) continue;
+            std::string text = std::string(e.format.name()) + "|" + std::to_string(e.bytes_per_token.value_or(-1)) + (e.fused ? "|f" : "");
+            if (inside_f) signature[std::string(f.block.view())] += "out " + local(f) + ">" + (f.block == t.block ? local(t) : "*") + "|" + text + "\n";
+            if (inside_t && f.block != t.block) signature[std::string(t.block.view())] += "in *>" + local(t) + "|" + text + "\n";
+        }
+        std::map<std::string, std::string> first_alike;  // signature -> the block drawn for it
+        std::set<std::string> dropped;
+        for (const auto& id : order) {
+            auto [it, fresh] = first_alike.try_emplace(signature[id], id);
+            v_.alike[it->second].push_back(layer_of_block[id].value_or(-1));
+            if (!fresh) dropped.insert(id);
+        }
+        for (auto it = v_.alike.begin(); it != v_.alike.end();) it = it->second.size() < 2 ? v_.alike.erase(it) : std::next(it);
+        if (dropped.empty()) return;
+        for (std::size_t i = 0; i < b_.nodes.size(); ++i)
+            if (selected_[i] && dropped.count(std::string(b_.nodes[i].block.view()))) selected_[i] = 0;
+    }
+
+    static std::string precision_text(const Node& n) { return precision_signature(n.precision); }
 
     int add_cluster(ViewCluster c) {
         c.depth = c.parent < 0 ? 0 : v_.clusters[static_cast<std::size_t>(c.parent)].depth + 1;

@@ -15,7 +15,10 @@
 //              so one edge per pair), labelled with how many layer boundaries it stands for.
 // --layers and --block cut a piece out: a flat or groups view keeps the ops (or groups) of the
 // chosen layers / blocks and draws each outside node an edge reaches as a small stub, so the
-// cut shows where its inputs come from and where its outputs go.
+// cut shows where its inputs come from and where its outputs go. A block type (--block dsa)
+// names every block of that type, and identical ones (the same ops, formats, kernels, fused
+// rules and tensors) are drawn once, their cluster saying how many it stands for ("l3.dsa × 11,
+// layers 3, 7, ..."): the seed's eleven DSA blocks are one picture, not eleven side by side.
 //
 // Names are stable and never pointers: an op is named by its blueprint id ("l3.dsa.q_a"), a
 // group by "g" + its id ("g52"), a template op by "<template>/<local id>" ("kda+moe/kda.q");
@@ -24,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -109,6 +113,9 @@ struct View {
     std::vector<ViewNode> nodes;
     std::vector<ViewEdge> edges;
     std::shared_ptr<const schema::Collapsed> collapsed;  // the templates a collapsed view shows
+    // --block TYPE in a flat or groups view: each drawn block id -> the layers of the identical
+    // blocks it stands for, its own first (absent: a block that stands for itself only).
+    std::map<std::string, std::vector<std::int64_t>> alike;
 
     // What the cut shows, for titles: "layers 3-7, block dsa" or "".
     std::string filter_text() const;

@@ -214,3 +214,33 @@ TEST_CASE("exporters: the collapsed view's edge labels overprint no other label 
     CHECK(label_on_label == 0);
     CHECK(label_on_node == 0);
 }
+
+TEST_CASE("exporters: --layers 0-1,3 draws layer 3 under layer 1 with a note for layer 2, not beside layer 0", "[exporters][render]") {
+    for (auto kind : {ex::ViewKind::flat, ex::ViewKind::groups}) {
+        auto v = must_view(test::seed(), {.kind = kind, .layers = std::vector<std::int64_t>{0, 1, 3}});
+        auto dot = ex::export_dot(v, {});
+        REQUIRE(dot.ok());
+        CHECK(dot->find("layer 2 not shown") != std::string::npos);
+        Agraph_t* g = agmemread(dot->c_str());
+        REQUIRE(g);
+        GVC_t* gvc = ex::detail::graphviz_context();
+        REQUIRE(gvLayout(gvc, g, "dot") == 0);
+        auto bb = [&](const char* name) {
+            Agraph_t* sg = agsubg(g, const_cast<char*>(name), 0);
+            REQUIRE(sg);
+            return GD_bb(sg);
+        };
+        boxf l0 = bb("cluster_l0"), l1 = bb("cluster_l1"), l3 = bb("cluster_l3");
+        INFO(ex::view_kind_name(kind) << ": layer 0 y " << l0.LL.y << ".." << l0.UR.y << ", 1 " << l1.LL.y << ".." << l1.UR.y << ", 3 " << l3.LL.y << ".."
+                                      << l3.UR.y);
+        CHECK(l1.UR.y < l0.LL.y);  // y up: each below the one before
+        CHECK(l3.UR.y < l1.LL.y);
+        gvFreeLayout(gvc, g);
+        agclose(g);
+    }
+    // Adjacent layers get no note.
+    auto v = must_view(test::seed(), {.kind = ex::ViewKind::groups, .layers = std::vector<std::int64_t>{0, 1, 2}});
+    auto dot = ex::export_dot(v, {});
+    REQUIRE(dot.ok());
+    CHECK(dot->find("not shown") == std::string::npos);
+}

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "exporters/dot.hpp"
 #include "exporters/view.hpp"
 #include "schema/templates.hpp"
 #include "exporters_support.hpp"
@@ -207,8 +208,10 @@ TEST_CASE("exporters: a cut keeps the chosen layers and blocks and stubs what is
         auto v = must_view(b, {.layers = std::vector<std::int64_t>{3, 4, 5, 6, 7}, .block = "dsa"});
         std::size_t n = 0;
         for (const auto& node : b.nodes) n += node.block_type.view() == "dsa" && node.layer && *node.layer >= 3 && *node.layer <= 7;
-        CHECK(v.count_nodes(ex::ViewNodeKind::op) == n);
-        CHECK(count_clusters(v, ex::ClusterKind::layer) == 2);  // of layers 3-7, 3 and 7 are dsa+moe
+        // Of layers 3-7, 3 and 7 are dsa+moe; their DSA blocks are alike: drawn once, for both.
+        CHECK(v.count_nodes(ex::ViewNodeKind::op) == n / 2);
+        CHECK(count_clusters(v, ex::ClusterKind::layer) == 1);
+        CHECK(v.alike == std::map<std::string, std::vector<std::int64_t>>{{"l3.dsa", {3, 7}}});
         CHECK(v.filter_text() == "layers 3-7, block dsa");
     }
     SECTION("a block id") {
@@ -245,4 +248,35 @@ TEST_CASE("exporters: a plan in collapsed form only is expanded for its views", 
     REQUIRE(ex::ensure_flat(b).ok());
     auto v = must_view(b, {.kind = ex::ViewKind::groups});
     CHECK(v.nodes.size() == test::seed_groups);
+}
+
+TEST_CASE("exporters: --block TYPE draws each distinct block once, with the blocks it stands for", "[exporters][view]") {
+    const auto& seed = test::seed();
+    std::size_t one = 0;
+    for (const auto& n : seed.nodes) one += n.block == "l3.dsa";
+    SECTION("the seed's eleven DSA blocks are alike: one picture, x 11") {
+        auto v = must_view(seed, {.block = "dsa"});
+        CHECK(v.count_nodes(ex::ViewNodeKind::op) == one);
+        CHECK(v.alike.size() == 1);
+        CHECK(v.alike.at("l3.dsa") == std::vector<std::int64_t>{3, 7, 11, 15, 19, 23, 27, 31, 35, 39, 43});
+        auto dot = ex::export_dot(v, {});
+        REQUIRE(dot.ok());
+        CHECK(dot->find("l3.dsa × 11") != std::string::npos);
+        auto groups = must_view(seed, {.kind = ex::ViewKind::groups, .block = "dsa"});
+        CHECK(groups.alike.at("l3.dsa").size() == 11);
+    }
+    SECTION("a block that differs (layer 7's q_a in another format) is drawn on its own") {
+        auto b = seed;
+        for (auto& n : b.nodes)
+            if (n.id == "l7.dsa.q_a") n.kernel = schema::Sym("another::kernel");
+        auto v = must_view(b, {.block = "dsa"});
+        CHECK(v.count_nodes(ex::ViewNodeKind::op) == 2 * one);
+        CHECK(v.alike.at("l3.dsa") == std::vector<std::int64_t>{3, 11, 15, 19, 23, 27, 31, 35, 39, 43});
+        CHECK(v.alike.count("l7.dsa") == 0);  // itself only
+    }
+    SECTION("a block id is that block") {
+        auto v = must_view(seed, {.block = "l7.dsa"});
+        CHECK(v.count_nodes(ex::ViewNodeKind::op) == one);
+        CHECK(v.alike.empty());
+    }
 }

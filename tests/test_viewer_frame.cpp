@@ -44,7 +44,12 @@ TEST_CASE("viewer frame: the seed folds into five rows, and a badge expands its 
     CHECK(titles == std::vector<std::string>{"embed", "kda+mlp", "dsa+moe", "kda+moe", "head"});
     CHECK(badges == std::vector<std::string>{"", "× 3", "× 11", "× 31", ""});
     CHECK(scene->rows()[3].detail.find("layers 4-6, 8-10") == 0);
-    for (std::size_t i = 1; i < scene->rows().size(); ++i) CHECK(scene->rows()[i].box.y0 > scene->rows()[i - 1].box.y1);
+    // In reading order: below the row before it, or at the top of the next column, right of it.
+    for (std::size_t i = 1; i < scene->rows().size(); ++i) {
+        const Row &row = scene->rows()[i], &before = scene->rows()[i - 1];
+        if (row.column == before.column) CHECK(row.box.y0 > before.box.y1);
+        else CHECK((row.column == before.column + 1 && row.box.x0 > scene->columns()[static_cast<std::size_t>(before.column)].x1));
+    }
 
     // Clicking the "× 31" badge shows those 31 layers on their own, in plan order.
     DrawList d;

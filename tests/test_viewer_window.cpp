@@ -104,6 +104,25 @@ TEST_CASE("viewer window: the seed, folded, with its legend's colours on screen"
     CHECK(r.image.count(viewer::parse_hex("#6a3d9a")) > 50);  // folded rows' frames and badges
 }
 
+TEST_CASE("viewer window: two screenshots of one plan are the same bytes", "[viewer][window][screenshot]") {
+    // The status bar prints no frame time in a screenshot (a person's window does): the docs'
+    // pictures (scripts/pictures.sh) change only when what they show does.
+    for (const char* args : {"", " --expand all --select l3.dsa.q_a --zoom 1"}) {
+        std::string bytes[2];
+        for (int i = 0; i < 2; ++i) {
+            // After the layouts settle, 3 frames or 9: the same picture (a frame time would differ).
+            test::TempDir dir;
+            auto r = view(dir, seed() + args + " --size 1000x700 --frames " + (i == 0 ? "3" : "9"));
+            INFO(test::show(r.run));
+            REQUIRE(r.run.exit == 0);
+            bytes[i] = test::slurp(dir.file("shot.png"));
+        }
+        INFO("kbp-view SEED" << args);
+        REQUIRE(bytes[0].size() > 1000);
+        CHECK(bytes[0] == bytes[1]);
+    }
+}
+
 TEST_CASE("viewer window: expanded, an op selected, its inspector shown", "[viewer][window]") {
     test::TempDir dir;
     auto r = view(dir, seed() + " --expand all --select l3.dsa.q_a");

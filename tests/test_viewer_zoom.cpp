@@ -38,7 +38,7 @@ TEST_CASE("viewer zoom: connectors between rows cross no op", "[viewer][zoom][do
         m->settle();
         const Scene& scene = *m->scene();
         REQUIRE_FALSE(scene.connectors().empty());
-        std::size_t checked = 0;
+        std::size_t checked = 0, across = 0;
         for (std::size_t k = 0; k < scene.connectors().size(); ++k) {
             const auto& c = scene.connectors()[k];
             auto path = scene.connector_path(c, k);
@@ -52,13 +52,22 @@ TEST_CASE("viewer zoom: connectors between rows cross no op", "[viewer][zoom][do
                     }
                 }
             }
-            // Its run between the rows lies right of both.
-            CHECK(path[2].x > scene.rows()[static_cast<std::size_t>(c.row_from)].box.x1);
-            CHECK(path[2].x > scene.rows()[static_cast<std::size_t>(c.row_to)].box.x1);
+            // Its runs between the rows lie right of each (in its column), and between two
+            // columns above every card.
+            const Row &from = scene.rows()[static_cast<std::size_t>(c.row_from)], &to = scene.rows()[static_cast<std::size_t>(c.row_to)];
+            CHECK(path[2].x > from.box.x1);
+            CHECK(path[path.size() - 3].x > to.box.x1);
             CHECK(path[2].x <= scene.bounds().x1);
+            if (from.column != to.column) {
+                REQUIRE(path.size() == 8);
+                for (const auto& r : scene.rows()) CHECK(path[3].y < r.box.y0);
+                CHECK(path[3].y >= scene.bounds().y0);
+                ++across;
+            }
             ++checked;
         }
         CHECK(checked > 3);
+        CHECK(across > 0);  // the rows stand in columns
     }
 }
 
@@ -139,7 +148,7 @@ TEST_CASE("viewer zoom: at fit, x4 and 1:1 every text is 11 px or more and none 
     DrawList d;
     m->frame(test::screen, d);
     const double fit = m->camera().zoom;
-    REQUIRE(fit < 0.3);
+    REQUIRE(fit < labels_zoom);
     const Vec2 centre{static_cast<float>(m->camera().cx), static_cast<float>(m->camera().cy)};
     for (double zoom : {fit, 4 * fit, 1.0}) {
         m->set_zoom(zoom, zoom == fit ? centre : Vec2{0, 300});
@@ -167,5 +176,58 @@ TEST_CASE("viewer zoom: at fit, x4 and 1:1 every text is 11 px or more and none 
         // but the row headers.
         if (zoom == fit) CHECK(blocks >= 2);
         if (zoom == 4 * fit) CHECK(blocks >= 1);
+    }
+}
+
+TEST_CASE("viewer zoom: fit uses the pane's width, cards in columns with their titles, launches and precision strips", "[viewer][zoom][fit][dot]") {
+    auto m = test::view_of(test::seed(), true);
+    m->fit();
+    DrawList d;
+    FrameStats stats = m->frame(test::screen, d);
+    const Scene& scene = *m->scene();
+    const double zoom = m->camera().zoom;
+    // One column (what fit showed before: 0.14 on this canvas) could at best be this large.
+    float tallest_column = -world::row_gap, widest = 0;
+    for (const auto& r : scene.rows()) tallest_column += world::row_gap + r.box.height(), widest = std::max(widest, r.box.width());
+    const double one_column = std::min((test::screen.width() - 48) / widest, (test::screen.height() - 48) / tallest_column);
+    INFO("fit zoom " << zoom << ", one column at most " << one_column << ", " << scene.columns().size() << " columns");
+    CHECK(scene.columns().size() >= 2);
+    CHECK(zoom >= 1.5 * one_column);
+    // The cards' box covers most of the canvas (one column: under a fifth).
+    Box on_screen = m->camera().to_screen(scene.bounds(), test::screen);
+    const float used = std::max(0.0f, std::min(on_screen.x1, test::screen.x1) - std::max(on_screen.x0, test::screen.x0)) *
+                       std::max(0.0f, std::min(on_screen.y1, test::screen.y1) - std::max(on_screen.y0, test::screen.y0));
+    const float fraction = used / (test::screen.width() * test::screen.height());
+    INFO("canvas used " << fraction);
+    CHECK(fraction >= 0.4f);
+    // Each card's title, and each layer card's blocks with their launches, at 11 px or more.
+    std::vector<std::string> texts;
+    for (const auto& p : d.prims())
+        if (p.kind == PrimKind::text) {
+            CHECK(p.size >= min_text_px);
+            texts.emplace_back(d.text_of(p));
+        }
+    auto drawn = [&](const std::string& t) { return std::find(texts.begin(), texts.end(), t) != texts.end(); };
+    for (const auto& row : scene.rows()) {
+        INFO("card " << row.title);
+        CHECK(drawn(row.title));
+        if (!row.folded) continue;
+        std::size_t blocks = 0;
+        for (const auto& c : scene.unit(row).shape.clusters)
+            if (!c.group) blocks += drawn(c.title + " · " + std::to_string(c.launches) + " launches") || drawn(c.title + " · " + std::to_string(c.launches));
+        CHECK(blocks >= 2);
+    }
+    // A precision strip along each card's header: its fills, the most common first.
+    CHECK(stats.card_strips == scene.rows().size());
+    for (const auto& row : scene.rows()) {
+        Box s = m->camera().to_screen(row.box, test::screen);
+        const auto& shares = m->colouring()->card_shares(static_cast<std::size_t>(row.instances.front()));
+        REQUIRE_FALSE(shares.empty());
+        bool first = false;
+        for (const auto& p : d.prims())
+            first = first || (p.kind == PrimKind::fill_rect && p.color == shares.front().fill && std::abs(p.box.x0 - (s.x0 + 2)) < 0.5f &&
+                              p.box.y0 >= s.y0 && p.box.y1 <= s.y0 + world::row_header * zoom);
+        INFO("card " << row.title);
+        CHECK(first);
     }
 }

@@ -674,12 +674,16 @@ void Ui::status(const ViewModel& model, float y, float width, const FrameFigures
     const Document* d = model.document(model.shown_side());
     if (d) {
         static const char* details[] = {"strips", "blobs", "boxes", "labels"};
-        ImGui::Text("%s  ·  %s, %lld row%s  ·  %s ops in %zu layers  ·  zoom %.3f (%s)  ·  %zu canvas vertices  ·  %.1f ms",
+        // The frame's time only for a person at the window: a screenshot is the same bytes at
+        // every run (scripts/pictures.sh makes the docs' pictures with it).
+        char timing[32] = "";
+        if (interactive_) std::snprintf(timing, sizeof timing, "  ·  %.1f ms", status_ms);
+        ImGui::Text("%s  ·  %s, %lld row%s  ·  %s ops in %zu layers  ·  zoom %.3f (%s)  ·  %zu canvas vertices%s",
                     d->path().c_str(), std::string(d->plan().arm.mode.name()).c_str(), static_cast<long long>(d->plan().arm.rows),
                     d->plan().arm.rows == 1 ? "" : "s",
                     exporters::grouped(static_cast<std::int64_t>(d->plan().nodes.size())).c_str(), d->plan().layers.size(),
                     model.scene() ? const_cast<ViewModel&>(model).camera().zoom : 0.0, details[static_cast<int>(stats_.detail)],
-                    figures.canvas_vertices, status_ms);
+                    figures.canvas_vertices, timing);
     } else {
         ImGui::TextUnformatted(model.loading() ? "loading…" : "no plan open");
     }

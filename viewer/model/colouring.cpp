@@ -246,6 +246,7 @@ Colouring::Colouring(const Document& doc, ColorMode mode, const std::vector<Diff
         }
     }
     shares_.resize(doc.instances().size());
+    card_shares_.resize(doc.instances().size());
     std::vector<Share> counts;
     for (std::size_t i = 0; i < doc.instances().size(); ++i) {
         counts.clear();
@@ -257,6 +258,7 @@ Colouring::Colouring(const Document& doc, ColorMode mode, const std::vector<Diff
         }
         std::stable_sort(counts.begin(), counts.end(), [](const Share& a, const Share& b) { return a.ops > b.ops; });
         for (std::size_t k = 0; k < 3 && k < counts.size(); ++k) shares_[i][k] = counts[k];
+        card_shares_[i] = counts;
     }
 }
 

@@ -64,6 +64,8 @@ public:
         std::int32_t ops = 0;
     };
     const std::array<Share, 3>& shares(std::size_t instance) const { return shares_[instance]; }
+    // All of an instance's fills with their counts, most first (a card's strip at fit).
+    const std::vector<Share>& card_shares(std::size_t instance) const { return card_shares_[instance]; }
 
 private:
     ColorMode mode_;
@@ -71,6 +73,7 @@ private:
     std::vector<LegendEntry> legend_;
     std::string meaning_, note_;
     std::vector<std::array<Share, 3>> shares_;
+    std::vector<std::vector<Share>> card_shares_;
 };
 
 // Bytes per token an op moves between kernels: its non-fused inputs, and each non-fused output

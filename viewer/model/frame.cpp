@@ -285,12 +285,37 @@ public:
         }
     }
 
+    // A card's fills (at the default colouring, its ops' formats) as a thin strip along the foot of
+    // its header band, each fill as wide as its share of the card's ops, most first: what a card
+    // is made of while its ops are too small to read. Only while the title stands left of the card.
+    void card_strip(const Row& row) {
+        Box s = screen(row.box);
+        const float band = static_cast<float>(world::row_header * z_);
+        if (band >= f_.ui_font + 6 || band < 4) return;
+        const float h = std::clamp(band - 2, 3.0f, 6.0f);
+        Box strip{s.x0 + 2, s.y0 + band - h - 1, s.x1 - 2, s.y0 + band - 1};
+        if (!strip.overlaps(f_.viewport) || strip.width() < 6) return;
+        const auto& shares = f_.colours.card_shares(static_cast<std::size_t>(row.instances.front()));
+        float total = 0;
+        for (const auto& sh : shares) total += static_cast<float>(sh.ops);
+        if (total <= 0) return;
+        float x = strip.x0;
+        for (const auto& sh : shares) {
+            float w = strip.width() * static_cast<float>(sh.ops) / total;
+            out_.fill_rect({x, strip.y0, x + w, strip.y1}, sh.fill);
+            x += w;
+        }
+        out_.rect(strip, glyph_line, 1);
+        ++stats_.card_strips;
+    }
+
     // Strips: rows too thin to show their ops, binned into bands of a few pixels.
     void strip(const Row& row, float sy0, float sy1) {
         Box s = screen(row.box);
         int band = static_cast<int>(std::floor(sy0 / strip_band_pixels));
-        if (band != band_ && !band_colors_.empty()) flush_band();
+        if ((band != band_ || row.column != band_column_) && !band_colors_.empty()) flush_band();
         band_ = band;
+        band_column_ = row.column;
         band_box_ = band_colors_.empty() ? Box{s.x0, sy0, s.x1, sy1} : Box{std::min(band_box_.x0, s.x0), band_box_.y0,
                                                                            std::max(band_box_.x1, s.x1), std::max(band_box_.y1, sy1)};
         for (const auto& share : f_.colours.shares(static_cast<std::size_t>(row.instances.front()))) {
@@ -363,6 +388,7 @@ public:
 
     void gutter_label(const Row& row, float sy0) {
         const Instance& first = f_.doc.instances()[static_cast<std::size_t>(row.instances.front())];
+        if (row.column != gutter_column_) next_gutter_y_ = -1e30f, gutter_column_ = row.column;
         if (!first.layer || sy0 < next_gutter_y_) return;
         std::string t = std::to_string(*first.layer);
         Box s = screen(row.box);
@@ -380,6 +406,8 @@ private:
     Place selected_;
     std::vector<Vec2> points_, dash_;
     int band_ = INT32_MIN;
+    std::int32_t band_column_ = -1;
+    std::int32_t gutter_column_ = -1;
     Box band_box_;
     std::vector<std::pair<Rgba, int>> band_colors_;
     float next_gutter_y_ = -1e30f;
@@ -460,14 +488,11 @@ FrameStats build_frame(const FrameContext& f, DrawList& out) {
     RowPainter paint(f, out, stats);
     const double z = f.camera.zoom;
     stats.detail = detail_for(z);
-    const Box& vis = paint.visible();
-    auto [first, last] = f.scene.rows_between(vis.y0, vis.y1);
     const auto& rows = f.scene.rows();
+    const auto shown = f.scene.rows_in(paint.visible());
     bool fine = z >= boxes_zoom, labels = z >= labels_zoom;
-    std::vector<std::int32_t> shown;
-    for (std::size_t r = first; r < last; ++r) {
+    for (std::size_t r : shown) {
         const Row& row = rows[r];
-        if (!row.box.overlaps(vis)) continue;
         Box s = paint.screen(row.box);
         ++stats.rows;
         if (fine) {
@@ -476,20 +501,21 @@ FrameStats build_frame(const FrameContext& f, DrawList& out) {
             paint.edges(static_cast<std::int32_t>(r), row, labels);
             paint.nodes(static_cast<std::int32_t>(r), row, labels);
             paint.block_titles(static_cast<std::int32_t>(r), row);
+            if (!labels) paint.card_strip(row);
         } else if (s.height() >= blob_row_pixels) {
             stats.detail = Detail::blobs;
             paint.frame(row, true);
             paint.blobs(static_cast<std::int32_t>(r), row);
+            paint.card_strip(row);
         } else {
             stats.detail = std::min(stats.detail, Detail::strips);
             paint.strip(row, std::max(s.y0, f.viewport.y0), std::min(s.y1, f.viewport.y1));
         }
-        shown.push_back(static_cast<std::int32_t>(r));
     }
     paint.flush_band();
-    if (fine) paint.connectors(labels, first, last);
+    if (fine && !shown.empty()) paint.connectors(labels, shown.front(), shown.back() + 1);
     for (auto r : shown) {
-        const Row& row = rows[static_cast<std::size_t>(r)];
+        const Row& row = rows[r];
         Box s = paint.screen(row.box);
         if (row_header(f, row).visible) paint.header(row);
         else paint.gutter_label(row, std::max(s.y0, f.viewport.y0));
@@ -517,16 +543,17 @@ Hit hit_test(const FrameContext& f, Vec2 screen) {
     Hit hit;
     const auto& rows = f.scene.rows();
     Box vis = f.camera.visible_world(f.viewport);
-    auto [first, last] = f.scene.rows_between(vis.y0, vis.y1);
-    for (std::size_t r = first; r < last; ++r) {
+    const auto visible = f.scene.rows_in(vis);
+    for (std::size_t r : visible) {
         RowHeader h = row_header(f, rows[r]);
         if (h.visible && h.badge.width() > 0 && h.badge.contains(screen)) return {HitKind::badge, static_cast<std::int32_t>(r), -1, -1};
     }
     Vec2 w = f.camera.to_world(screen, f.viewport);
     const float slack = static_cast<float>(4 / f.camera.zoom);
-    auto [r0, r1] = f.scene.rows_between(w.y - slack, w.y + slack);
+    const auto near = f.scene.rows_in({w.x - slack, w.y - slack, w.x + slack, w.y + slack});
     const bool fine = f.camera.zoom >= boxes_zoom;
-    for (std::size_t r = r0; r < r1 && fine; ++r) {
+    for (std::size_t r : near) {
+        if (!fine) break;
         const Row& row = rows[r];
         const auto& g = f.scene.unit(row);
         auto ri = static_cast<std::int32_t>(r);
@@ -540,12 +567,12 @@ Hit hit_test(const FrameContext& f, Vec2 screen) {
         for (std::size_t c = g.shape.clusters.size(); c-- > 0;)
             if (g.shape.clusters[c].group && f.scene.cluster_box(ri, c).contains(w)) return {HitKind::group, ri, static_cast<std::int32_t>(c), -1};
     }
-    if (fine) {
+    if (fine && !visible.empty()) {
         const auto& cs = f.scene.connectors();
-        for (std::size_t k : f.scene.connectors_near(first, last))
+        for (std::size_t k : f.scene.connectors_near(visible.front(), visible.back() + 1))
             if (distance_to(f.scene.connector_path(cs[k], k), w) <= slack) return {HitKind::connector, -1, -1, static_cast<std::int32_t>(k)};
     }
-    for (std::size_t r = r0; r < r1; ++r)
+    for (std::size_t r : near)
         if (rows[r].box.contains(w)) return {HitKind::row, static_cast<std::int32_t>(r), -1, -1};
     return hit;
 }

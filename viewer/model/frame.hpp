@@ -8,7 +8,8 @@
 //                           they fit; group rules once they reach 11 px (zoom 1);
 //   boxes   (>= 0.07)       ops as filled boxes, fused groups and blocks as frames, edges as lines
 //                           (their splines from 0.25, else straight), connectors between rows;
-//                           each block's name and launches at 11 px where its frame holds them.
+//                           each block's name and launches at 11 px where its frame holds them;
+//                           each card's fills (its precisions) as a strip under its header.
 // No text is drawn smaller than 11 px (min_text_px), and none over another: a label that would
 // meet one drawn before it (or an op, for an edge's) is left out.
 //   blobs   (below, rows >= 10 px tall) one box per fused group and per lone op, no edges;
@@ -43,6 +44,7 @@ struct Highlights {
 struct FrameStats {
     Detail detail = Detail::boxes;
     std::size_t rows = 0, nodes = 0, edges = 0, labels = 0, blobs = 0, bands = 0, connectors = 0;
+    std::size_t card_strips = 0;  // cards with their fills' strip (fit: the precisions)
 };
 
 struct FrameContext {

@@ -48,6 +48,7 @@ FrameStats ViewModel::frame_side_by_side(DrawList& out) {
         Side& s = sides_[side];
         if (!s.scene) continue;
         const Box p = pane(side);
+        reflow_if_resized(side);
         if (s.auto_fit) fit_with_headers(s, p);
         out.clip(p);
         FrameStats stats = build_frame(context(side, p), out);

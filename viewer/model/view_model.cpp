@@ -210,23 +210,31 @@ FrameStats ViewModel::frame(const Box& viewport, DrawList& out) {
     if (side_by_side()) return frame_side_by_side(out);
     Side& s = shown();
     if (!s.doc || !s.scene) return {};
+    reflow_if_resized(shown_);
     if (s.auto_fit) fit_with_headers(s, viewport);
     return build_frame(context(shown_, viewport), out);
 }
 
 void ViewModel::fit_with_headers(Side& s, const Box& pane) const {
     // Row headers too thin for their band stand left of the cards: keep room for the widest, so
-    // no card's title or badge is cut at the pane's left edge.
-    const float font = 14;  // FrameContext::ui_font
-    float gutter = 0;
-    for (const auto& row : s.scene->rows()) {
-        float w = metrics_.width(row.title, font) + 18;
-        if (!row.badge.empty()) w += metrics_.width(row.badge, font * 0.9f) + 22;
-        gutter = std::max(gutter, w);
-    }
+    // no card's title or badge is cut at the pane's left edge (the scene leaves the same room left
+    // of each column after the first).
+    const float gutter = s.scene->title_room();
     Box inner{pane.x0 + std::min(gutter, pane.width() / 3), pane.y0, pane.x1, pane.y1};
     s.camera.fit(s.scene->bounds(), inner);
     s.camera.cx -= ((inner.x0 + inner.x1) / 2 - (pane.x0 + pane.x1) / 2) / s.camera.zoom;
+}
+
+Flow ViewModel::flow_for(int side) const {
+    const Box p = pane(side);
+    return {p.width(), p.height(), &metrics_, 14};  // FrameContext::ui_font
+}
+
+void ViewModel::reflow_if_resized(int side) {
+    Side& s = sides_[side];
+    if (!s.scene || !s.auto_fit || s.flow == flow_for(side)) return;
+    s.flow = flow_for(side);
+    s.scene->place(s.flow);
 }
 
 Hit ViewModel::hit(Vec2 screen) const {
@@ -371,7 +379,8 @@ void ViewModel::set_zoom_level(double zoom) {
 void ViewModel::rebuild_scene(int side) {
     Side& s = sides_[side];
     if (!s.doc) return;
-    s.scene = std::make_unique<Scene>(*s.doc, s.units, s.expanded);
+    s.flow = flow_for(side);
+    s.scene = std::make_unique<Scene>(*s.doc, s.units, s.expanded, s.flow);
     if (!s.colours) recolour(side);
     if (follow_ && side == shown_) centre_on_selection(0);
     else if (follow_ && side_by_side()) centre_other_on_selection();
@@ -425,13 +434,14 @@ void ViewModel::toggle_row(std::int32_t r) {
     const Row row = s.scene->rows()[static_cast<std::size_t>(r)];
     if (!s.doc->units()[static_cast<std::size_t>(row.unit)].layered) return;
     for (auto i : row.instances) s.expanded[static_cast<std::size_t>(i)] = row.folded ? 1 : 0;
-    // Keep the row where it was on screen.
-    float before = row.box.y0;
+    // Keep the row where it was on screen (its top, and its middle across: the columns may move).
+    const Box before = row.box;
     rebuild_scene(shown_);
     const Row& now = s.scene->rows()[static_cast<std::size_t>(s.scene->row_of_instance(row.instances.front()))];
     s.auto_fit = false;
     follow_ = false;
-    s.camera.cy += now.box.y0 - before;
+    s.camera.cy += now.box.y0 - before.y0;
+    s.camera.cx += (now.box.x0 + now.box.x1) / 2 - (before.x0 + before.x1) / 2;
     mirror_folds(shown_);
 }
 

@@ -153,6 +153,7 @@ private:
         std::vector<UnitGeometry> units;
         std::vector<char> expanded;
         std::unique_ptr<Scene> scene;
+        Flow flow;  // the pane its scene's columns are made for
         std::unique_ptr<Colouring> colours;
         std::vector<char> found;
         std::vector<DiffMark> marks;
@@ -194,6 +195,10 @@ private:
     const Side& shown() const { return sides_[shown_]; }
     void adopt(int side, std::shared_ptr<const Document> doc);
     void rebuild_scene(int side);
+    // What a side's columns are made for: its pane and the row titles' metrics.
+    Flow flow_for(int side) const;
+    // At fit, a pane whose size changed flows its rows into columns again.
+    void reflow_if_resized(int side);
     void recolour(int side);
     void recompute_diff();
     void refresh_inspector();
