@@ -1,67 +1,45 @@
 #include "planner/tensor_parallel.hpp"
 
-#include <array>
 #include <cmath>
 #include <set>
-#include <string_view>
 
 #include "planner/ir.hpp"
 
 namespace kbp::planner {
-namespace {
 
-struct SplitField {
-    std::string_view field;
-    std::string_view what;  // "8 kv heads do not split ..."
-};
-
-// In the order a refusal is reported; the kv heads first, the only field that may be replicated.
-constexpr std::size_t kv_heads_rank = 0;
-constexpr std::int64_t vocab_padding = 64;
-constexpr std::array<SplitField, 13> split_fields{{
-    {"num_key_value_heads", "kv heads"},
-    {"num_attention_heads", "heads"},
-    {"linear_num_key_heads", "linear attention key heads"},
-    {"linear_num_value_heads", "linear attention value heads"},
-    {"mamba_num_heads", "Mamba heads"},
-    {"mamba_n_heads", "Mamba heads"},
-    {"n_groups", "Mamba groups"},
-    {"intermediate_size", "intermediate width"},
-    {"moe_intermediate_size", "expert intermediate width"},
-    {"shared_expert_intermediate_size", "shared expert intermediate width"},
-    {"moe_shared_expert_intermediate_size", "shared expert intermediate width"},
-    {"shared_intermediate_size", "shared MLP intermediate width"},
-    {"ffn_hidden_size", "intermediate width"},
-}};
-
-}  // namespace
-
-TensorSplit::TensorSplit(const Ir& ir) : ir_(ir), tp_(ir.request.tp) {}
+TensorSplit::TensorSplit(const Ir& ir) : ir_(ir), tp_(ir.request.tp) {
+    // The fields and their order are data: vocabulary/config-fields.json /tensor_parallel.
+    if (tp_ <= 1 || !ir.catalog) return;
+    for (const DataFile* f : ir.catalog->all("vocabulary")) {
+        if (f->name != "config-fields") continue;
+        const Json& split = f->json.at("tensor_parallel");
+        for (const Json& s : split.at("splits"))
+            fields_.push_back({s.at("field").get<std::string>(), s.at("what").get<std::string>(), s.value("replicate", false)});
+        vocab_field_ = split.at("vocabulary").at("field").get<std::string>();
+        vocab_padding_ = split.at("vocabulary").at("padded_to").get<std::int64_t>();
+    }
+}
 
 void TensorSplit::split(const std::string& /*name*/, const std::string& field, std::int64_t& value) {
     if (tp_ <= 1 || field.empty()) return;
-    if (field == "vocab_size") {
-        // The embedding and the LM head are split over the vocabulary: vLLM's VocabParallelEmbedding
-        // and ParallelLMHead (model_executor/layers/vocab_parallel_embedding.py) pad it to a multiple
-        // of 64 (DEFAULT_VOCAB_PADDING_SIZE, pad_vocab_size) and give each device a slice; SGLang's
-        // layers/vocab_parallel_embedding.py is the same code, TensorRT-LLM's LMHead / Embedding
-        // (_torch/modules/embedding.py) split it likewise. Never refused: a slice that does not
-        // divide is rounded up, as the padding the engine adds would be.
-        const std::int64_t padded = (value + vocab_padding - 1) / vocab_padding * vocab_padding;
+    if (field == vocab_field_) {
+        // Padded, then sliced (vocabulary/config-fields.json says whose rule): never refused, a
+        // slice that does not divide is rounded up, as the padding the engine adds would be.
+        const std::int64_t padded = (value + vocab_padding_ - 1) / vocab_padding_ * vocab_padding_;
         value = (padded + tp_ - 1) / tp_;
         return;
     }
-    for (std::size_t rank = 0; rank < split_fields.size(); ++rank) {
-        if (split_fields[rank].field != field) continue;
+    for (std::size_t rank = 0; rank < fields_.size(); ++rank) {
+        if (fields_[rank].field != field) continue;
         if (value % tp_ == 0) {
             value /= tp_;
-        } else if (rank == kv_heads_rank && tp_ % value == 0) {
+        } else if (fields_[rank].replicate && tp_ % value == 0) {
             kv_head_replicas_ = tp_ / value;  // each device holds one, duplicated
             value = 1;
         } else if (static_cast<int>(rank) < refused_rank_) {
             refused_rank_ = static_cast<int>(rank);
             refused_ = make_error(ErrorCode::invalid_input, ir_.config_at(field),
-                                  std::to_string(value) + " " + std::string(split_fields[rank].what) + " do" + (value == 1 ? "es" : "") +
+                                  std::to_string(value) + " " + fields_[rank].what + " do" + (value == 1 ? "es" : "") +
                                       " not split over " + std::to_string(tp_) + " devices (--tp " + std::to_string(tp_) + ")");
         }
         return;

@@ -1,7 +1,8 @@
 // Tensor parallelism (kbp plan --tp N), kept apart from the passes it touches:
 //   - while the architecture's symbols resolve, a symbol read straight from a config field that
 //     tensor parallelism splits (query and key/value heads, the MLP, expert and shared-expert
-//     intermediate sizes, linear attention's and Mamba-2's heads, Mamba-2's B/C groups) becomes
+//     intermediate sizes, linear attention's and Mamba-2's heads, Mamba-2's B/C groups: the list
+//     is data, vocabulary/config-fields.json /tensor_parallel, with the engine code it follows) becomes
 //     its per-device value, so every node, edge and weight the plan builds is one device's share;
 //     a field the devices do not divide is refused, naming it;
 //   - the key/value heads alone may also be fewer than the devices, when tp is a multiple of
@@ -43,8 +44,15 @@ public:
     std::int64_t kv_head_replicas() const { return kv_head_replicas_; }
 
 private:
+    struct SplitField {
+        std::string field, what;  // "num_key_value_heads", "kv heads" (as a refusal names it)
+        bool replicate = false;   // fewer than the devices: one per device, duplicated
+    };
     const Ir& ir_;
     std::int64_t tp_ = 1;
+    std::vector<SplitField> fields_;  // vocabulary/config-fields.json /tensor_parallel/splits, in refusal order
+    std::string vocab_field_;
+    std::int64_t vocab_padding_ = 1;
     std::int64_t kv_head_replicas_ = 1;
     std::optional<Error> refused_;
     int refused_rank_ = 99;

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <regex>
 #include <set>
 #include <string>
 
@@ -32,6 +33,27 @@ std::string missing(const std::set<std::string>& a, const std::set<std::string>&
     std::string out;
     for (const auto& n : a)
         if (!b.count(n)) out += "  '" + n + "'\n";
+    return out;
+}
+
+// Every name `pattern`'s first group matches in kbp's own C++ sources (not the tests').
+std::set<std::string> names_the_sources_read(const std::regex& pattern) {
+    std::set<std::string> out;
+    for (const char* dir : {"planner", "cost", "schema", "exporters", "tune", "cli", "diff", "viewer"}) {
+        if (!std::filesystem::exists(root + "/" + dir)) continue;
+        for (const auto& entry : std::filesystem::recursive_directory_iterator(root + "/" + dir)) {
+            const auto ext = entry.path().extension();
+            if (ext != ".cpp" && ext != ".hpp") continue;
+            const std::string text = kbp::test::slurp(entry.path().string());
+            for (std::sregex_iterator it(text.begin(), text.end(), pattern), end; it != end; ++it) out.insert((*it)[1].str());
+        }
+    }
+    return out;
+}
+
+std::set<std::string> keys_of(const OJson& object) {
+    std::set<std::string> out;
+    for (const auto& [k, _] : object.items()) out.insert(k);
     return out;
 }
 
@@ -104,4 +126,46 @@ TEST_CASE("vocabulary: the viewer's colour modes begin with the palette's, named
     kbp::test::TempDir dir;
     INFO("cli/commands.cpp's help of kbp export must list exporters/palette.hpp's KBP_COLOR_BY modes as --color " << modes);
     CHECK_THAT(kbp::test::kbp_run(dir, "help export").out, Catch::Contains("--color " + modes));
+}
+
+TEST_CASE("vocabulary: the symbols and point knobs kbp's C++ reads by name are declared in the schemas", "[vocabulary][schema]") {
+    // A symbol an architecture defines under one of these names means what the C++ makes of it
+    // (top_k: the experts a token reads); the schemas say so, and a name the C++ starts reading
+    // without declaring it fails here.
+    const OJson architectures = OJson::parse(kbp::test::slurp(root + "/planner/data/schemas/architectures.schema.json"));
+    const OJson kernels = OJson::parse(kbp::test::slurp(root + "/planner/data/schemas/kernels.schema.json"));
+    const std::set<std::string> symbols_read = names_the_sources_read(std::regex(R"re(symbol\("([a-z_]+)"\))re"));
+    const std::set<std::string> symbols_declared = keys_of(architectures.at("properties").at("symbols").at("properties"));
+    REQUIRE(symbols_read.count("top_k"));
+    INFO("read by the C++, not declared in architectures.schema.json /properties/symbols/properties:\n" << missing(symbols_read, symbols_declared));
+    CHECK(missing(symbols_read, symbols_declared).empty());
+    INFO("declared, never read:\n" << missing(symbols_declared, symbols_read));
+    CHECK(missing(symbols_declared, symbols_read).empty());
+
+    const std::set<std::string> points_read = names_the_sources_read(std::regex(R"re(point\.find\("([a-z_]+)"\))re"));
+    std::set<std::string> points_declared = keys_of(architectures.at("$defs").at("op").at("properties").at("point").at("properties"));
+    for (const auto& k : keys_of(kernels.at("$defs").at("point").at("properties"))) points_declared.insert(k);
+    points_declared.insert({"weight_n", "weight_k"});  // set from an op's weight_shape, refused as a point's own name
+    REQUIRE(points_read.count("bias"));
+    INFO("read by the C++, not declared in an op's or a kernel row's point:\n" << missing(points_read, points_declared));
+    CHECK(missing(points_read, points_declared).empty());
+    INFO("declared, never read:\n" << missing(points_declared, points_read));
+    CHECK(missing(points_declared, points_read).empty());
+}
+
+TEST_CASE("vocabulary: the fields tensor parallelism splits are data, each one a config field some architecture reads", "[vocabulary][tp]") {
+    const OJson fields = OJson::parse(kbp::test::slurp(root + "/planner/data/vocabulary/config-fields.json"));
+    const OJson& tp = fields.at("tensor_parallel");
+    std::set<std::string> split;
+    for (const auto& s : tp.at("splits")) split.insert(s.at("field").get<std::string>());
+    CHECK(split.count("num_key_value_heads"));
+    CHECK(tp.at("splits").at(0).value("replicate", false));  // the kv heads: the one field that may be replicated, reported first
+    // Each names a field some architecture's symbols read (a misspelt field would split nothing).
+    std::string all_architectures;
+    for (const auto& entry : std::filesystem::directory_iterator(root + "/planner/data/architectures"))
+        all_architectures += kbp::test::slurp(entry.path().string());
+    for (const auto& f : split) {
+        INFO(f);
+        CHECK(all_architectures.find("\"" + f) != std::string::npos);
+    }
 }
