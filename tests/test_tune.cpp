@@ -3,6 +3,8 @@
 // no frontier point dominates another; the search alone against enumeration; the refusals.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -267,4 +269,33 @@ TEST_CASE("tune: the tuned plan is an ordinary plan that kbp why explains", "[tu
                                         " --frontier " + test::quote(dir.file("frontier.json")));
     REQUIRE(again.exit == 0);
     CHECK(test::slurp(plan) == text);
+}
+
+TEST_CASE("tune: units an option's plan launches in one group are one unit, so the estimate is the plan", "[tune]") {
+    // The seed's GB10 engine runs a KDA layer's q, k, v, f_a, b and g_a projections as one NVFP4
+    // GEMV (and the MoE's experts and shared expert in fused groups): a format for one alone
+    // would change a group the others share. Base bf16 (no such groups), candidate the seed's
+    // NVFP4 recipe (which fuses them): the units follow the candidate's groups too.
+    auto planner = planner::Planner::load(std::nullopt);
+    REQUIRE(planner);
+    tune::TuneRequest request;
+    request.base.config_path = test::source_dir() + "/samples/glm-5.3-flash/config.json";
+    request.base.target = "gb10";
+    request.base.engine = "met";
+    request.base.recipe = "bf16";
+    request.candidates = {"glm-5.3-flash-nvfp4"};
+    request.budget = *tune::parse_budget("sensitivity=100");
+    auto tuned = tune::tune(*planner, request);
+    INFO((tuned ? std::string() : tuned.error().text()));
+    REQUIRE(tuned);
+    const auto kda = std::find_if(tuned->units.begin(), tuned->units.end(),
+                                  [](const tune::TunedUnit& t) { return t.unit.name.rfind("model.layers.0.self_attn.qkv_proj", 0) == 0; });
+    REQUIRE(kda != tuned->units.end());
+    for (const char* merged : {"self_attn.f_a_proj", "self_attn.b_proj", "self_attn.g_a_proj"}) {
+        INFO(kda->unit.name << " lacks " << merged);
+        CHECK(kda->unit.name.find(std::string("model.layers.0.") + merged) != std::string::npos);
+    }
+    // Units sum to the plan: the estimate is the tuned plan's own cost (before merging, +14%).
+    CHECK(tuned->estimated.time_us == Approx(tuned->planned.time_us).epsilon(0.001));
+    CHECK(tuned->planned.sensitivity <= 100.0);
 }

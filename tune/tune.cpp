@@ -78,7 +78,11 @@ std::vector<UnitOption> price_units(const std::vector<Unit>& units, const Priced
             }
             unit_of[it->second] = static_cast<int>(u);
             const auto& n = b.nodes[it->second];
-            if (!n.kernel || n.kernel->empty()) {
+            // Served by its own kernel, or by its group's launches (a fused MoE group lists the
+            // kernels its experts run in, the nodes none of their own).
+            const bool group_launches = n.group >= 0 && n.group < static_cast<std::int64_t>(b.groups.size()) &&
+                                        !b.groups[static_cast<std::size_t>(n.group)].kernels.empty();
+            if ((!n.kernel || n.kernel->empty()) && !group_launches) {
                 options[u].available = false;
                 options[u].why_not = "no kernel for '" + id + "' at " + std::to_string(b.arm.rows) + " rows";
             }
@@ -264,9 +268,6 @@ Result<TuneResult> tune(const planner::Planner& planner, const TuneRequest& requ
     auto base = price(base_request);
     if (!base) return base.error();
     const std::int64_t rows = base->plan.arm.rows;
-    const std::vector<Unit> units = decision_units(base->plan);
-    if (units.empty())
-        return make_error(ErrorCode::unsupported, request.base.config_path, "the plan names no Hugging Face modules to choose formats for");
 
     // Every candidate plan keeps the base's KV cache format: the cache is not a unit's choice,
     // and a candidate's own (fp8-dynamic's fp8 cache) would price attention as the units' saving.
@@ -275,10 +276,8 @@ Result<TuneResult> tune(const planner::Planner& planner, const TuneRequest& requ
         for (const auto& recorded : planner::recorded_settings(base->plan))
             if (recorded.first == "kv_cache_dtype") settings.push_back(recorded);
 
-    std::vector<std::vector<UnitOption>> by_option;  // [option][unit]
     result.options.push_back(*base_request.recipe);
-    const GroupTimes base_groups = group_times(*base);
-    by_option.push_back(price_units(units, *base, *base_request.recipe, &base_groups));
+    std::vector<Priced> candidate_plans;
     for (const auto& candidate : request.candidates) {
         if (candidate == *base_request.recipe) continue;
         planner::PlanRequest r = base_request;
@@ -292,8 +291,20 @@ Result<TuneResult> tune(const planner::Planner& planner, const TuneRequest& requ
             continue;
         }
         result.options.push_back(candidate);
-        by_option.push_back(price_units(units, *p, candidate, &base_groups));
+        candidate_plans.push_back(std::move(*p));
     }
+    // The units: the base plan's, merged where any option's plan launches several in one group
+    // (a candidate's fusion may join projections the base runs apart).
+    std::vector<const Blueprint*> option_plans{&base->plan};
+    for (const auto& c : candidate_plans) option_plans.push_back(&c.plan);
+    const std::vector<Unit> units = decision_units(base->plan, option_plans);
+    if (units.empty())
+        return make_error(ErrorCode::unsupported, request.base.config_path, "the plan names no Hugging Face modules to choose formats for");
+    std::vector<std::vector<UnitOption>> by_option;  // [option][unit]
+    const GroupTimes base_groups = group_times(*base);
+    by_option.push_back(price_units(units, *base, *base_request.recipe, &base_groups));
+    for (std::size_t c = 0; c < candidate_plans.size(); ++c)
+        by_option.push_back(price_units(units, candidate_plans[c], result.options[c + 1], &base_groups));
 
     // Sensitivity: the file's scores, else llama.cpp's layer rule over the options' bits.
     std::vector<std::string> model_modules;

@@ -1,5 +1,6 @@
 #include "tune/units.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "schema/vocabulary.hpp"
@@ -25,6 +26,47 @@ bool decided(const schema::Node& n) {
     }
 }
 
+// Units whose nodes one kernel group runs are one unit: the engine launches them together, so
+// a format for one alone would change a fused group that several units share, and the search's
+// sum over units would no longer be the plan's time (the seed's GB10 engine runs a KDA layer's
+// q, k, v, f_a, b and g_a projections as one NVFP4 GEMV). Merged in plan order, named by their
+// names joined: "model.layers.0.self_attn.qkv_proj + model.layers.0.self_attn.f_a_proj + ...".
+std::vector<Unit> merged_by_launch(const std::vector<const schema::Blueprint*>& plans, std::vector<Unit> units) {
+    std::map<std::string, std::size_t> unit_of_node;
+    for (std::size_t u = 0; u < units.size(); ++u)
+        for (const auto& id : units[u].nodes) unit_of_node[id] = u;
+    std::vector<std::size_t> parent(units.size());
+    for (std::size_t u = 0; u < units.size(); ++u) parent[u] = u;
+    auto root = [&](std::size_t u) {
+        while (parent[u] != u) u = parent[u] = parent[parent[u]];
+        return u;
+    };
+    for (const schema::Blueprint* plan : plans) {
+        std::vector<std::size_t> first_unit_of_group(plan->groups.size(), units.size());
+        for (const auto& n : plan->nodes) {
+            auto it = unit_of_node.find(n.id);
+            if (it == unit_of_node.end() || n.group < 0 || n.group >= static_cast<std::int64_t>(plan->groups.size())) continue;
+            std::size_t& first = first_unit_of_group[static_cast<std::size_t>(n.group)];
+            if (first == units.size()) first = it->second;
+            else if (root(first) != root(it->second)) parent[std::max(root(first), root(it->second))] = std::min(root(first), root(it->second));
+        }
+    }
+    std::vector<Unit> merged;
+    std::map<std::size_t, std::size_t> index_of_root;
+    for (std::size_t u = 0; u < units.size(); ++u) {
+        auto [it, added] = index_of_root.emplace(root(u), merged.size());
+        if (added) {
+            merged.push_back(std::move(units[u]));
+            continue;
+        }
+        Unit& into = merged[it->second];
+        into.name += " + " + units[u].name;
+        into.nodes.insert(into.nodes.end(), units[u].nodes.begin(), units[u].nodes.end());
+        into.modules.insert(into.modules.end(), units[u].modules.begin(), units[u].modules.end());
+    }
+    return merged;
+}
+
 }  // namespace
 
 std::string unit_of_module(const std::string& module) {
@@ -38,7 +80,7 @@ std::string unit_of_module(const std::string& module) {
     return module;
 }
 
-std::vector<Unit> decision_units(const schema::Blueprint& plan) {
+std::vector<Unit> decision_units(const schema::Blueprint& plan, const std::vector<const schema::Blueprint*>& option_plans) {
     std::vector<Unit> units;
     if (!plan.modules) return units;
     std::map<std::string, std::size_t> index_of;
@@ -57,7 +99,9 @@ std::vector<Unit> decision_units(const schema::Blueprint& plan) {
         for (const auto& m : value.array())
             if (m.is_string()) u.modules.push_back(m.string());
     }
-    return units;
+    std::vector<const schema::Blueprint*> plans = option_plans;
+    if (plans.empty()) plans.push_back(&plan);
+    return merged_by_launch(plans, std::move(units));
 }
 
 }  // namespace kbp::tune
