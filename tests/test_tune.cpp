@@ -298,4 +298,12 @@ TEST_CASE("tune: units an option's plan launches in one group are one unit, so t
     // Units sum to the plan: the estimate is the tuned plan's own cost (before merging, +14%).
     CHECK(tuned->estimated.time_us == Approx(tuned->planned.time_us).epsilon(0.001));
     CHECK(tuned->planned.sensitivity <= 100.0);
+    // The text names the units where a bits-only allocation at the same bits chose otherwise.
+    REQUIRE(tuned->bits_only);
+    std::size_t differ = 0;
+    for (std::size_t u = 0; u < tuned->units.size(); ++u) differ += tuned->units[u].chosen != tuned->bits_only_pick[u];
+    CHECK(differ > 0);
+    const std::string text = tune::tune_text(*tuned, 3);
+    CHECK(text.find(std::to_string(differ) + " of " + std::to_string(tuned->units.size()) + " units differ") != std::string::npos);
+    CHECK(text.find("  tune glm-5.3-flash-nvfp4, bits-only bf16: model.layers.{") != std::string::npos);
 }

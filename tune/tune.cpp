@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -485,6 +486,43 @@ Result<TuneResult> tune(const planner::Planner& planner, const TuneRequest& requ
     return result;
 }
 
+namespace {
+
+// Units listed by a label (`label_of`; "" leaves a unit out), each name with its layer number
+// as a set over the layers that share the name and label: "  fp8-dynamic: model.layers.{0-31}.mlp.gate_up_proj".
+std::string layer_sets(const TuneResult& r, const std::function<std::string(std::size_t)>& label_of) {
+    std::map<std::string, std::map<std::string, std::vector<std::int64_t>>> listed;
+    for (std::size_t u = 0; u < r.units.size(); ++u) {
+        const std::string label = label_of(u);
+        if (label.empty()) continue;
+        const auto& t = r.units[u];
+        std::string key = t.unit.name;
+        if (t.unit.layer >= 0) {  // every mention of the layer (a merged unit names it once per member)
+            const std::string l = "." + std::to_string(t.unit.layer) + ".";
+            for (std::size_t at = key.find(l); at != std::string::npos; at = key.find(l, at + 4)) key.replace(at, l.size(), ".{}.");
+        }
+        listed[label][key].push_back(t.unit.layer);
+    }
+    std::string out;
+    for (const auto& [label, names] : listed)
+        for (const auto& [name, layers] : names) {
+            std::string set;
+            for (std::size_t i = 0; i < layers.size();) {
+                std::size_t j = i;
+                while (j + 1 < layers.size() && layers[j + 1] == layers[j] + 1) ++j;
+                set += (set.empty() ? "" : ",") + std::to_string(layers[i]) + (j > i ? "-" + std::to_string(layers[j]) : "");
+                i = j + 1;
+            }
+            std::string shown = name;
+            for (std::size_t at = shown.find("{}"); at != std::string::npos; at = shown.find("{}", at + set.size() + 2))
+                shown.replace(at, 2, "{" + set + "}");
+            out += "  " + label + ": " + shown + "\n";
+        }
+    return out;
+}
+
+}  // namespace
+
 std::string tune_text(const TuneResult& r, std::size_t frontier_rows) {
     std::string out;
     char line[512];
@@ -523,31 +561,19 @@ std::string tune_text(const TuneResult& r, std::size_t frontier_rows) {
         const Figures& f = r.frontier[shown <= 1 ? 0 : i * (n - 1) / (shown - 1)];
         row("", f);
     }
-    // The units that moved, by candidate and by name with the layer as a set.
-    std::map<std::string, std::map<std::string, std::vector<std::int64_t>>> moved;
-    for (const auto& t : r.units) {
-        if (t.chosen == 0) continue;
-        std::string name = t.unit.name;
-        std::string key = name;
-        if (t.unit.layer >= 0) {
-            const std::string l = "." + std::to_string(t.unit.layer) + ".";
-            if (auto at = name.find(l); at != std::string::npos) key = name.substr(0, at) + ".{}." + name.substr(at + l.size());
-        }
-        moved[t.options[static_cast<std::size_t>(t.chosen)].candidate][key].push_back(t.unit.layer);
-    }
-    for (const auto& [candidate, names] : moved)
-        for (const auto& [name, layers] : names) {
-            std::string set;
-            for (std::size_t i = 0; i < layers.size();) {
-                std::size_t j = i;
-                while (j + 1 < layers.size() && layers[j + 1] == layers[j] + 1) ++j;
-                set += (set.empty() ? "" : ",") + std::to_string(layers[i]) + (j > i ? "-" + std::to_string(layers[j]) : "");
-                i = j + 1;
-            }
-            std::string shown_name = name;
-            if (auto at = shown_name.find("{}"); at != std::string::npos) shown_name.replace(at, 2, "{" + set + "}");
-            out += "  " + candidate + ": " + shown_name + "\n";
-        }
+    // The units that moved, by candidate and by name with the layer as a set; then those where
+    // the bits-only allocation chose otherwise, by (kbp tune's option, bits-only's).
+    out += layer_sets(r, [&](std::size_t u) -> std::string {
+        const auto& t = r.units[u];
+        return t.chosen == 0 ? "" : t.options[static_cast<std::size_t>(t.chosen)].candidate;
+    });
+    if (r.bits_only)
+        out += layer_sets(r, [&](std::size_t u) -> std::string {
+            const auto& t = r.units[u];
+            const auto other = r.bits_only_pick[u];
+            if (t.chosen == other) return "";
+            return "tune " + t.options[static_cast<std::size_t>(t.chosen)].candidate + ", bits-only " + t.options[static_cast<std::size_t>(other)].candidate;
+        });
     return out;
 }
 
