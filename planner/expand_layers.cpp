@@ -241,19 +241,24 @@ struct BlockUse {
     // The checkpoint's index of the layer, when it is not the plan's: the draft step's one MTP
     // layer is the plan's layer 0 and the checkpoint's model.layers.61.
     std::optional<std::int64_t> module_layer = std::nullopt;
+    // The MTP layer's own module prefix, in place of the architecture's (Qwen3-Next's
+    // "mtp.layers.{layer}."), and whether this block's modules are whole names instead
+    // (its "mtp.fc", "mtp.norm").
+    std::string module_prefix;
+    bool whole_names = false;
 };
 
 // The op's own knobs: its `point` (filled), and the [n, k] of a `weight_shape`.
 // The Hugging Face module names an op's "module" gives, made whole: a layer's ops are named
 // relative to the architecture's module_prefix ("model.layers.{layer}."), the prologue's and
 // epilogue's in full; "{expert}" stands for every routed expert and is written '*'.
-std::vector<std::string> module_names(const Json& arch, const Json& spec, std::optional<std::int64_t> layer) {
+std::vector<std::string> module_names(const Json& arch, const Json& spec, std::optional<std::int64_t> layer, const std::string& own_prefix = "") {
     std::vector<std::string> out;
     auto m = spec.find("module");
     if (m == spec.end()) return out;
     std::string prefix;
     if (layer) {
-        prefix = arch.value("module_prefix", std::string("model.layers.{layer}."));
+        prefix = own_prefix.empty() ? arch.value("module_prefix", std::string("model.layers.{layer}.")) : own_prefix;
         if (auto at = prefix.find("{layer}"); at != std::string::npos) prefix.replace(at, 7, std::to_string(*layer));
     }
     auto add = [&](const std::string& relative) {
@@ -326,13 +331,20 @@ Status expand_layers(Ir& ir) {
         layer.index = 0;
         if (mtp->contains("kind")) layer.kind = schema::LayerKind::parse((*mtp)["kind"].get<std::string>());
         const std::string attn = (*mtp)["attention"].get<std::string>();
+        // The checkpoint names MTP layer k model.layers.<count + k> (DeepSeek-V3, GLM) or, with
+        // the mtp member's own module_prefix, <prefix with k> (Qwen3-Next's mtp.layers.0.).
+        const std::string own_prefix = mtp->value("module_prefix", std::string());
+        const Json whole = mtp->value("whole_names", Json::array());
         bool seen_attention = false;
         for (const auto& b : (*mtp)["layer"]) {
             const std::string block = b.get<std::string>();
             layer.template_name += (layer.template_name.empty() ? "" : "+") + block;
             layer.blocks.push_back("l0." + block);
             // The blocks before the attention feed it ("input"), as a layer's first block does.
-            uses.push_back({block, 0, attn, seen_attention ? "post" : "input", layer.kind, *count});
+            BlockUse use{block, 0, attn, seen_attention ? "post" : "input", layer.kind, own_prefix.empty() ? *count : 0};
+            use.module_prefix = own_prefix;
+            use.whole_names = std::find(whole.begin(), whole.end(), b) != whole.end();
+            uses.push_back(std::move(use));
             seen_attention = seen_attention || block == attn;
         }
         ir.layers.push_back(std::move(layer));
@@ -416,7 +428,8 @@ Status expand_layers(Ir& ir) {
             n.node.where = schema::WhereName::parse("device");
             if (spec.contains("state")) n.node.state = schema::parse_state_roles(spec["state"].get<std::string>());
             n.weighted = ir.has_weight(n.node.op);
-            n.modules = module_names(arch, spec, use.module_layer ? use.module_layer : use.layer);
+            n.modules = use.whole_names ? module_names(arch, spec, std::nullopt)
+                                        : module_names(arch, spec, use.module_layer ? use.module_layer : use.layer, use.module_prefix);
             for (auto& m : n.modules) m = ir.module_name(std::move(m));
             if (auto s = own_point(ir, spec, where, n); !s) return s;
             for (const auto& input : spec.value("in", Json::array())) {

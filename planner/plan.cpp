@@ -116,7 +116,13 @@ Status record_mtp(const Catalog& catalog, Ir& ir, schema::Blueprint& b) {
     const std::string count = ir.architecture->json["mtp"]["count"].get<std::string>();
     if (auto f = ir.symbol_fields.find(count); f != ir.symbol_fields.end())
         for (const auto& field : f->second) mtp.config_field += (mtp.config_field.empty() ? "" : ", ") + field;
-    if (mtp.config_field.empty()) mtp.config_field = count;
+    if (mtp.config_field.empty()) {
+        // Not in the config: the symbol's default counts them (Qwen3-Next's config has no
+        // num_nextn_predict_layers, and vLLM's Qwen3NextMTP then runs one layer).
+        const Json& symbol = ir.architecture->json["symbols"].value(count, Json());
+        const Json from = symbol.is_object() ? symbol.value("from", Json()) : Json();
+        mtp.config_field = from.is_string() ? from.get<std::string>() + " absent, the default" : count;
+    }
     // Every MTP layer is alike: the draft step plans the first, its layer nodes its own weights.
     mtp.parameters = *layers * (draft ? mine : theirs).layer_parameters;
     mtp.target_parameters = (draft ? theirs : mine).parameters;

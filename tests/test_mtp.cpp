@@ -125,3 +125,35 @@ TEST_CASE("mtp: an MTP count that cannot be is refused at the config field", "[m
     REQUIRE_FALSE(p.ok());
     CHECK(p.error().text().find("num_nextn_predict_layers") != std::string::npos);
 }
+
+TEST_CASE("mtp: Qwen3-Next's draft arm is its mtp.* layer, one by vLLM's default when the config names none", "[mtp]") {
+    // vLLM's Qwen3NextMultiTokenPredictor: pre_fc_norm_embedding and pre_fc_norm_hidden, fc over
+    // both side by side, one full-attention Qwen3NextDecoderLayer with the sparse MoE, norm; the
+    // checkpoint keeps it under mtp.*, not after the model's layers, and its config has no
+    // num_nextn_predict_layers (num_mtp_layers is then 1).
+    const auto draft = plan(sample("qwen3-next-80b-a3b"), "draft");
+    CHECK(kbp::schema::validate(draft).empty());
+    REQUIRE(draft.layers.size() == 1);
+    CHECK(draft.layers[0].template_name == "mtp_in+gattn+moe+mtp_norm");
+    CHECK(modules_of(draft, "l0.mtp_in.pre_fc_norm_embedding") == std::vector<std::string>{"mtp.pre_fc_norm_embedding"});
+    CHECK(modules_of(draft, "l0.mtp_in.fc") == std::vector<std::string>{"mtp.fc"});
+    CHECK(modules_of(draft, "l0.gattn.k") == std::vector<std::string>{"mtp.layers.0.self_attn.k_proj"});
+    CHECK(modules_of(draft, "l0.moe.experts_down") == std::vector<std::string>{"mtp.layers.0.mlp.experts.*.down_proj"});
+    CHECK(modules_of(draft, "l0.mtp_norm.norm") == std::vector<std::string>{"mtp.norm"});
+    CHECK(modules_of(draft, "mtp_head.lm_head") == std::vector<std::string>{"lm_head"});
+    REQUIRE(draft.mtp);
+    CHECK(draft.mtp->layers == 1);
+    CHECK(draft.mtp->config_field == "num_nextn_predict_layers absent, the default");
+    // By hand (hidden 2,048): fc 4,096 x 2,048; three norms; q_proj 2,048 x 8,192 (queries and
+    // gate), k_proj and v_proj 2,048 x 512, o_proj 4,096 x 2,048, q/k norms of 256; the layer's
+    // two norms; 512 experts of 3 x 2,048 x 512, the router 512 x 2,048, the shared expert
+    // 3 x 2,048 x 512 and its gate of 2,048.
+    const std::int64_t by_hand = 4096LL * 2048 + 3 * 2048 + 2048LL * 8192 + 2 * 2048LL * 512 + 4096LL * 2048 + 2 * 256 + 2 * 2048 +
+                                 512LL * 3 * 2048 * 512 + 512LL * 2048 + 3LL * 2048 * 512 + 2048;
+    CHECK(draft.mtp->parameters == by_hand);
+    // The target's plan counts it beside its 48 layers.
+    const auto decode = plan(sample("qwen3-next-80b-a3b"), "decode");
+    REQUIRE(decode.mtp);
+    CHECK(decode.mtp->parameters == by_hand);
+    CHECK(decode.layers.size() == 48);
+}
