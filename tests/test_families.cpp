@@ -1831,3 +1831,35 @@ TEST_CASE("families: Qwen3.5 / 3.6 plan their text_config as transformers' Qwen3
     REQUIRE_FALSE(ungated.ok());
     CHECK(ungated.error().where == "/text_config/attn_output_gate");
 }
+
+TEST_CASE("families: Hunyuan-A13B plans transformers' and vLLM's HunYuanMoEV1: Hunyuan's attention, 8 of 64 experts and the shared MLP, its per-layer lists read as one value", "[families][config]") {
+    const auto plan = plan_of(request(sample("hunyuan-a13b-instruct")));
+    CHECK(plan.layers.size() == 32);
+    CHECK(count_template(plan, "attn+moe") == 32);
+    CHECK(node(plan, "l0.attn.q_norm") != nullptr);  // query_layernorm after the rotation, as Hunyuan dense
+    CHECK(cached_values(plan) == 2 * 8 * 128);
+    CHECK(out_width(plan, "l0.moe.gate") == 64);
+    CHECK(out_width(plan, "l0.moe.experts_gate_up") == 2 * 3072);
+    CHECK(out_width(plan, "l0.moe.shared_gate_up") == 2 * 3072);  // intermediate_size x num_shared_expert
+    const std::int64_t hidden = 4096, kv = 1024, inter = 3072, vocab = 128167;
+    const std::int64_t layer = 2 * hidden * hidden + 2 * hidden * kv + 2 * 128 + 64 * hidden + 65 * 3 * hidden * inter + 2 * hidden;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 32 * layer + vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 80'393'183'232);
+    // A list read as one value: the same list of another value plans it; entries that differ are
+    // refused at the first that differs, a list of another length at the field.
+    auto four = changed("hunyuan-a13b-instruct", [](OJson& c) { c["moe_topk"] = OJson::array(); for (int i = 0; i < 32; ++i) c["moe_topk"].push_back(4); });
+    REQUIRE(four.ok());
+    CHECK(out_width(*four, "l0.moe.top_k") == 4);
+    auto scalar = changed("hunyuan-a13b-instruct", [](OJson& c) { c["moe_intermediate_size"] = 1536; c["num_shared_expert"] = 2; });
+    REQUIRE(scalar.ok());
+    CHECK(out_width(*scalar, "l0.moe.experts_gate_up") == 2 * 1536);
+    CHECK(out_width(*scalar, "l0.moe.shared_gate_up") == 2 * 2 * 3072);
+    auto mixed = changed("hunyuan-a13b-instruct", [](OJson& c) { c["moe_topk"][5] = 2; });
+    REQUIRE_FALSE(mixed.ok());
+    CHECK(mixed.error().where == "/moe_topk/5");
+    auto shorter = changed("hunyuan-a13b-instruct", [](OJson& c) { c["num_shared_expert"].erase(c["num_shared_expert"].size() - 1); });
+    REQUIRE_FALSE(shorter.ok());
+    CHECK(shorter.error().where == "/num_shared_expert");
+    CHECK(refused_at("hunyuan-a13b-instruct", "use_mixed_mlp_moe", false) == "/use_mixed_mlp_moe");
+    CHECK(refused_at("hunyuan-a13b-instruct", "use_cla", true) == "/use_cla");
+}

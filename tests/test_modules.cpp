@@ -364,6 +364,16 @@ std::vector<LayerTable> layer_tables() {
          join({llama_attn, {{"attn.q_norm", {"self_attn.query_layernorm"}}, {"attn.k_norm", {"self_attn.key_layernorm"}}}, llama_mlp})},
         {"ernie-4.5-21b-a3b-pt", 1, "model.layers.1.",
          join({llama_attn, routed, shared_experts, {{"moe.top_k", {"mlp.moe_statics.e_score_correction_bias"}}}})},
+        // HunYuanMoE: the router's wg, 64 routed experts and the shared_mlp; HunYuanMoEV1Attention as Hunyuan dense's.
+        {"hunyuan-a13b-instruct", 0, m0,
+         join({llama_attn,
+               {{"attn.q_norm", {"self_attn.query_layernorm"}}, {"attn.k_norm", {"self_attn.key_layernorm"}}},
+               {{"moe.post_norm", {"post_attention_layernorm"}},
+                {"moe.gate", {"mlp.gate.wg"}},
+                {"moe.experts_gate_up", {"mlp.experts.*.gate_proj", "mlp.experts.*.up_proj"}},
+                {"moe.experts_down", {"mlp.experts.*.down_proj"}},
+                {"moe.shared_gate_up", {"mlp.shared_mlp.gate_proj", "mlp.shared_mlp.up_proj"}},
+                {"moe.shared_down", {"mlp.shared_mlp.down_proj"}}}})},
     };
 }
 
