@@ -1863,3 +1863,28 @@ TEST_CASE("families: Hunyuan-A13B plans transformers' and vLLM's HunYuanMoEV1: H
     CHECK(refused_at("hunyuan-a13b-instruct", "use_mixed_mlp_moe", false) == "/use_mixed_mlp_moe");
     CHECK(refused_at("hunyuan-a13b-instruct", "use_cla", true) == "/use_cla");
 }
+
+TEST_CASE("families: Ling-lite plans vLLM's BailingMoe: one packed query_key_value, 6 of 64 experts and two shared experts as one MLP", "[families][config]") {
+    const auto plan = plan_of(request(sample("ling-lite-1.5")));
+    CHECK(plan.layers.size() == 28);
+    CHECK(count_template(plan, "attn+moe") == 28);
+    CHECK(out_width(plan, "l0.attn.qkv") == (16 + 2 * 4) * 128);
+    CHECK(cached_values(plan) == 2 * 4 * 128);
+    CHECK(out_width(plan, "l0.moe.gate") == 64);
+    CHECK(out_width(plan, "l0.moe.top_k") == 6);
+    CHECK(out_width(plan, "l0.moe.shared_gate_up") == 2 * 2 * 1408);  // moe_intermediate_size x num_shared_experts
+    const std::int64_t hidden = 2048, vocab = 126464;
+    const std::int64_t layer = hidden * 3072 + hidden * hidden + 64 * hidden + 64 * 3 * hidden * 1408 + 3 * hidden * 2816 + 2 * hidden;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 28 * layer + 2 * vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 16'801'974'272);
+    // first_k_dense_replace layers are dense SwiGLU MLPs of intermediate_size.
+    auto dense = changed("ling-lite-1.5", [](OJson& c) { c["first_k_dense_replace"] = 1; });
+    REQUIRE(dense.ok());
+    CHECK(out_width(*dense, "l0.mlp.gate_up") == 2 * 1408);
+    CHECK(out_width(*dense, "l1.moe.gate") == 64);
+    // Ling 2.0 (BailingMoeV2ForCausalLM) publishes the same model_type: refused, not planned as Ling 1.x.
+    CHECK(refused_at("ling-lite-1.5", "use_qk_norm", true) == "/use_qk_norm");
+    CHECK(refused_at("ling-lite-1.5", "score_function", "sigmoid") == "/score_function");
+    CHECK(refused_at("ling-lite-1.5", "moe_router_enable_expert_bias", true) == "/moe_router_enable_expert_bias");
+    CHECK(refused_at("ling-lite-1.5", "use_bias", true) == "/use_bias");
+}

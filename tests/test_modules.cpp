@@ -374,6 +374,10 @@ std::vector<LayerTable> layer_tables() {
                 {"moe.experts_down", {"mlp.experts.*.down_proj"}},
                 {"moe.shared_gate_up", {"mlp.shared_mlp.gate_proj", "mlp.shared_mlp.up_proj"}},
                 {"moe.shared_down", {"mlp.shared_mlp.down_proj"}}}})},
+        // BailingMoeForCausalLM (Ling 1.x): attention.query_key_value and attention.dense, BailingMoE's gate, experts and shared_experts.
+        {"ling-lite-1.5", 0, m0,
+         join({{{"attn.input_norm", {"input_layernorm"}}, {"attn.qkv", {"attention.query_key_value"}}, {"attn.o", {"attention.dense"}}},
+               routed, shared_experts})},
     };
 }
 
@@ -491,6 +495,7 @@ TEST_CASE("modules: the embedding, final norm and LM head of every family") {
         {"internlm2.5-7b-chat", "model.tok_embeddings", "model.norm", "output"},
         {"starcoder2-3b", "model.embed_tokens", "model.norm", "lm_head"},
         {"exaone-4.0-32b", "model.embed_tokens", "model.norm", "lm_head"},
+        {"ling-lite-1.5", "model.word_embeddings", "model.norm", "lm_head"},
         // NemotronHModel's embeddings and norm_f under the checkpoints' backbone.
         {"nemotron-h-8b-base-8k", "backbone.embeddings", "backbone.norm_f", "lm_head"},
     };
