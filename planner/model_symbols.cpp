@@ -214,6 +214,10 @@ Status resolve_symbols(Ir& ir) {
             if (missing.empty())  // the config has the fields; the arithmetic failed (division by zero, overflow)
                 return ir.config_error({name}, "symbol '" + name + "': " + v.error().message + " (" + where + " is '" + expr + "')",
                                        v.error().message.find("division by zero") != std::string::npos);
+            // A field the config gives as a number that is not whole (LFM2's block_ffn_dim_multiplier
+            // 1.5) is refused at the field, never read as absent and replaced by the default.
+            if (auto it = cfg.find(missing); it != cfg.end() && it->is_number_float())
+                return bad_config(ir, missing, "not an integer: " + it->dump() + " (" + where + " reads it)");
             if (first_missing.empty()) first_missing = missing;
         }
         if (!value) {

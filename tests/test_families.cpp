@@ -1888,3 +1888,42 @@ TEST_CASE("families: Ling-lite plans vLLM's BailingMoe: one packed query_key_val
     CHECK(refused_at("ling-lite-1.5", "moe_router_enable_expert_bias", true) == "/moe_router_enable_expert_bias");
     CHECK(refused_at("ling-lite-1.5", "use_bias", true) == "/use_bias");
 }
+
+TEST_CASE("families: LFM2 plans transformers' and vLLM's gated short convolutions and GQA layers with a conv window of conv_L_cache - 1 inputs", "[families][config]") {
+    const auto plan = plan_of(request(sample("lfm2-1.2b")));
+    CHECK(plan.layers.size() == 16);
+    CHECK(count_kind(plan, "full_attention") == 6);
+    CHECK(count_kind(plan, "linear_attention") == 10);
+    for (int i : {2, 5, 8, 10, 12, 14}) CHECK(plan.layers[static_cast<std::size_t>(i)].kind.name() == "full_attention");
+    // Lfm2ShortConv: in_proj to B|C|x, B * x, the 3-tap conv without activation, C * its output.
+    CHECK(out_width(plan, "l0.conv.in_proj_bx") == 2 * 2048);
+    CHECK(out_width(plan, "l0.conv.in_proj_c") == 2048);
+    CHECK(node(plan, "l0.conv.gate_b")->op.kind.name() == "mul");
+    CHECK(nth_in_width(plan, "l0.conv.gate_c", 0) == 2048);
+    CHECK(nth_in_width(plan, "l0.conv.gate_c", 1) == 2048);
+    REQUIRE(node(plan, "l0.conv.conv")->kernel);
+    CHECK(node(plan, "l0.conv.conv")->kernel->str() == "causal_conv1d::causal_conv1d_update");
+    CHECK(node(plan, "l0.conv.conv")->point.find("activation")->string() == "none");
+    CHECK(node(plan, "l2.attn.q_norm") != nullptr);  // q_layernorm before the rotation
+    CHECK(cached_values(plan) == 2 * 8 * 64);
+    CHECK(out_width(plan, "l0.mlp.gate_up") == 2 * 8192);  // block_ff_dim 12,288 auto-adjusted
+    const std::int64_t hidden = 2048, vocab = 65536, ff = 8192;
+    const std::int64_t conv = hidden * 3 * hidden + hidden * 3 + hidden * hidden, attn = 2 * hidden * hidden + 2 * hidden * 512 + 2 * 64;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 16 * (3 * hidden * ff + 2 * hidden) + 10 * conv + 6 * attn + vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 1'170'340'608);
+    // layer_types, as newer configs give it, decides as full_attn_idxs does.
+    auto typed = changed("lfm2-1.2b", [](OJson& c) {
+        c.erase("full_attn_idxs");
+        c["layer_types"] = OJson::array();
+        for (int i = 0; i < 16; ++i) c["layer_types"].push_back(i == 3 ? "full_attention" : "conv");
+    });
+    REQUIRE(typed.ok());
+    CHECK(count_kind(*typed, "full_attention") == 1);
+    CHECK((*typed).layers[3].kind.name() == "full_attention");
+    auto unadjusted = changed("lfm2-1.2b", [](OJson& c) { c["block_auto_adjust_ff_dim"] = false; });
+    REQUIRE(unadjusted.ok());
+    CHECK(out_width(*unadjusted, "l0.mlp.gate_up") == 2 * 12288);
+    CHECK(refused_at("lfm2-1.2b", "conv_bias", true) == "/conv_bias");
+    CHECK(refused_at("lfm2-1.2b", "tie_embedding", false) == "/tie_embedding");
+    CHECK(refused_at("lfm2-1.2b", "block_ffn_dim_multiplier", 1.5) == "/block_ffn_dim_multiplier");
+}

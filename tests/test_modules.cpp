@@ -378,6 +378,28 @@ std::vector<LayerTable> layer_tables() {
         {"ling-lite-1.5", 0, m0,
          join({{{"attn.input_norm", {"input_layernorm"}}, {"attn.qkv", {"attention.query_key_value"}}, {"attn.o", {"attention.dense"}}},
                routed, shared_experts})},
+        // Lfm2DecoderLayer: a short-conv layer (operator_norm, conv.in_proj split into B|x and C, conv.conv, conv.out_proj)
+        // and, on layer 2, Lfm2Attention (q_layernorm, k_layernorm, out_proj); feed_forward.w1 / w3 / w2 after ffn_norm.
+        {"lfm2-1.2b", 0, m0,
+         {{"conv.input_norm", {"operator_norm"}},
+          {"conv.in_proj_bx", {"conv.in_proj"}},
+          {"conv.in_proj_c", {"conv.in_proj"}},
+          {"conv.conv", {"conv.conv"}},
+          {"conv.out_proj", {"conv.out_proj"}},
+          {"mlp.post_norm", {"ffn_norm"}},
+          {"mlp.gate_up", {"feed_forward.w1", "feed_forward.w3"}},
+          {"mlp.down", {"feed_forward.w2"}}}},
+        {"lfm2-1.2b", 2, "model.layers.2.",
+         {{"attn.input_norm", {"operator_norm"}},
+          {"attn.q", {"self_attn.q_proj"}},
+          {"attn.k", {"self_attn.k_proj"}},
+          {"attn.v", {"self_attn.v_proj"}},
+          {"attn.q_norm", {"self_attn.q_layernorm"}},
+          {"attn.k_norm", {"self_attn.k_layernorm"}},
+          {"attn.o", {"self_attn.out_proj"}},
+          {"mlp.post_norm", {"ffn_norm"}},
+          {"mlp.gate_up", {"feed_forward.w1", "feed_forward.w3"}},
+          {"mlp.down", {"feed_forward.w2"}}}},
     };
 }
 
@@ -388,6 +410,7 @@ const std::set<std::string> split_modules = {
     "self_attn.q_proj",          // Qwen3-Next's gated attention: q and q_gate
     "mixer.in_proj",             // Nemotron-H's Mamba-2: in_proj_xbc, in_proj_z, in_proj_dt
     "mamba.in_proj",             // Granite 4.0's Mamba-2: likewise
+    "conv.in_proj",              // LFM2's short convolution: in_proj_bx and in_proj_c
 };
 
 // "id: a, b" a line, for a readable failure.
@@ -496,6 +519,7 @@ TEST_CASE("modules: the embedding, final norm and LM head of every family") {
         {"starcoder2-3b", "model.embed_tokens", "model.norm", "lm_head"},
         {"exaone-4.0-32b", "model.embed_tokens", "model.norm", "lm_head"},
         {"ling-lite-1.5", "model.word_embeddings", "model.norm", "lm_head"},
+        {"lfm2-1.2b", "model.embed_tokens", "model.embedding_norm", "lm_head"},  // Lfm2Model's norm after the last layer
         // NemotronHModel's embeddings and norm_f under the checkpoints' backbone.
         {"nemotron-h-8b-base-8k", "backbone.embeddings", "backbone.norm_f", "lm_head"},
     };
