@@ -1927,3 +1927,37 @@ TEST_CASE("families: LFM2 plans transformers' and vLLM's gated short convolution
     CHECK(refused_at("lfm2-1.2b", "tie_embedding", false) == "/tie_embedding");
     CHECK(refused_at("lfm2-1.2b", "block_ffn_dim_multiplier", 1.5) == "/block_ffn_dim_multiplier");
 }
+
+TEST_CASE("families: Falcon-H1 plans transformers' and vLLM's parallel hybrid: attention and Mamba-2 side by side in every layer, muP multipliers recorded", "[families][config]") {
+    const auto plan = plan_of(request(sample("falcon-h1-7b-instruct")));
+    CHECK(plan.layers.size() == 44);
+    CHECK(count_template(plan, "attn_mamba+mlp") == 44);
+    CHECK(cached_values(plan) == 2 * 2 * 128);
+    CHECK(out_width(plan, "l0.attn_mamba.q") == 12 * 128);
+    CHECK(out_width(plan, "l0.attn_mamba.in_proj_xbc") == 3072 + 2 * 256);
+    CHECK(out_width(plan, "l0.attn_mamba.in_proj_z") == 3072);
+    CHECK(out_width(plan, "l0.attn_mamba.in_proj_dt") == 24);
+    REQUIRE(node(plan, "l0.attn_mamba.conv")->kernel);
+    CHECK(node(plan, "l0.attn_mamba.conv")->kernel->str() == "causal_conv1d::causal_conv1d_update");
+    REQUIRE(node(plan, "l0.attn_mamba.out_norm")->kernel);
+    // Both branches read the one input_layernorm and are added to the residual stream.
+    CHECK(nth_in_width(plan, "l0.attn_mamba.residual", 1) == 3072);
+    // The multipliers change no shape: recorded, and a config without them plans the same total.
+    REQUIRE(config_field(plan, "ssm_multipliers"));
+    REQUIRE(config_field(plan, "key_multiplier"));
+    auto plain = changed("falcon-h1-7b-instruct", [](OJson& c) {
+        for (const char* k : {"embedding_multiplier", "attention_in_multiplier", "key_multiplier", "attention_out_multiplier", "ssm_in_multiplier",
+                              "ssm_multipliers", "ssm_out_multiplier", "mlp_multipliers", "lm_head_multiplier"})
+            c.erase(k);
+    });
+    REQUIRE(plain.ok());
+    CHECK(kbp::schema::compute_memory(*plain).parameters == kbp::schema::compute_memory(plan).parameters);
+    const std::int64_t hidden = 3072, vocab = 130049, conv = 3072 + 2 * 256;
+    const std::int64_t attn = 2 * hidden * 1536 + 2 * hidden * 256;
+    const std::int64_t mamba = hidden * (3072 + conv + 24) + conv * 4 + conv + 3 * 24 + 3072 + 3072 * hidden;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 44 * (attn + mamba + 3 * hidden * 12288 + 2 * hidden) + 2 * vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 7'585'654'880);
+    CHECK(refused_at("falcon-h1-7b-instruct", "mamba_rms_norm", false) == "/mamba_rms_norm");
+    CHECK(refused_at("falcon-h1-7b-instruct", "mamba_norm_before_gate", true) == "/mamba_norm_before_gate");
+    CHECK(refused_at("falcon-h1-7b-instruct", "mamba_d_head", 64) == "/mamba_d_head");
+}

@@ -400,6 +400,23 @@ std::vector<LayerTable> layer_tables() {
           {"mlp.post_norm", {"ffn_norm"}},
           {"mlp.gate_up", {"feed_forward.w1", "feed_forward.w3"}},
           {"mlp.down", {"feed_forward.w2"}}}},
+        // FalconH1DecoderLayer: input_layernorm read by self_attn and mamba in parallel, then pre_ff_layernorm and feed_forward.
+        {"falcon-h1-7b-instruct", 0, m0,
+         {{"attn_mamba.input_norm", {"input_layernorm"}},
+          {"attn_mamba.q", {"self_attn.q_proj"}},
+          {"attn_mamba.k", {"self_attn.k_proj"}},
+          {"attn_mamba.v", {"self_attn.v_proj"}},
+          {"attn_mamba.o", {"self_attn.o_proj"}},
+          {"attn_mamba.in_proj_xbc", {"mamba.in_proj"}},
+          {"attn_mamba.in_proj_z", {"mamba.in_proj"}},
+          {"attn_mamba.in_proj_dt", {"mamba.in_proj"}},
+          {"attn_mamba.conv", {"mamba.conv1d"}},
+          {"attn_mamba.ssm", {"mamba.A_log", "mamba.D", "mamba.dt_bias"}},
+          {"attn_mamba.out_norm", {"mamba.norm"}},
+          {"attn_mamba.out_proj", {"mamba.out_proj"}},
+          {"mlp.post_norm", {"pre_ff_layernorm"}},
+          {"mlp.gate_up", {"feed_forward.gate_proj", "feed_forward.up_proj"}},
+          {"mlp.down", {"feed_forward.down_proj"}}}},
     };
 }
 
@@ -520,6 +537,7 @@ TEST_CASE("modules: the embedding, final norm and LM head of every family") {
         {"exaone-4.0-32b", "model.embed_tokens", "model.norm", "lm_head"},
         {"ling-lite-1.5", "model.word_embeddings", "model.norm", "lm_head"},
         {"lfm2-1.2b", "model.embed_tokens", "model.embedding_norm", "lm_head"},  // Lfm2Model's norm after the last layer
+        {"falcon-h1-7b-instruct", "model.embed_tokens", "model.final_layernorm", "lm_head"},
         // NemotronHModel's embeddings and norm_f under the checkpoints' backbone.
         {"nemotron-h-8b-base-8k", "backbone.embeddings", "backbone.norm_f", "lm_head"},
     };
