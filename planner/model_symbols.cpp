@@ -79,8 +79,42 @@ Status resolve_symbols(Ir& ir) {
                 ir.config_defaults_used.push_back(k + " " + v.dump());
             }
     }
-    const Json& cfg = with_defaults.is_null() ? ir.config->json : with_defaults;
     const Json& arch = ir.architecture->json;
+    // A field a symbol reads with {"list": "equal"} may be an integer or a list of them, one a
+    // layer (Hunyuan-A13B's moe_topk, num_shared_expert, moe_intermediate_size): kbp's symbols
+    // hold one value a model, so a list is read as its one value when every entry is that value,
+    // and a list whose entries differ is refused at the first that differs.
+    Json flattened;
+    std::vector<std::pair<std::string, std::size_t>> list_fields;  // checked against the layer count below
+    const Json symbol_specs = arch.value("symbols", Json::object());
+    for (const auto& [name, spec] : symbol_specs.items()) {
+        if (!spec.is_object() || spec.value("list", std::string()) != "equal") continue;
+        const Json& from = spec.value("from", Json());
+        std::vector<std::string> fields;
+        if (from.is_string()) fields.push_back(from.get<std::string>());
+        else if (from.is_array())
+            for (const auto& a : from)
+                if (a.is_string()) fields.push_back(a.get<std::string>());
+        for (const auto& field : fields) {
+            const Json& source = flattened.is_null() ? (with_defaults.is_null() ? ir.config->json : with_defaults) : flattened;
+            auto it = source.find(field);
+            if (lone_field(field) != field || it == source.end() || !it->is_array()) continue;
+            const Json list = *it;
+            if (list.empty()) return bad_config(ir, field, "an empty list (expected an integer, or one a layer)");
+            for (std::size_t i = 0; i < list.size(); ++i) {
+                if (!list[i].is_number_integer())
+                    return bad_config(ir, field + "/" + std::to_string(i), "expected an integer (" + field + " is a list, one value a layer)");
+                if (list[i] != list[0])
+                    return bad_config(ir, field + "/" + std::to_string(i),
+                                      list[i].dump() + " where entry 0 is " + list[0].dump() + ": architecture '" + ir.architecture_name() +
+                                          "' plans one value of " + field + " for every layer (the symbol '" + name + "')");
+            }
+            if (flattened.is_null()) flattened = source;
+            flattened[field] = list[0];
+            list_fields.emplace_back(field, list.size());
+        }
+    }
+    const Json& cfg = !flattened.is_null() ? flattened : with_defaults.is_null() ? ir.config->json : with_defaults;
     const std::string& origin = ir.architecture->origin;
     const std::string arch_name = ir.architecture_name();
     const Json limits = arch.value("limits", Json::object());
@@ -180,6 +214,10 @@ Status resolve_symbols(Ir& ir) {
             if (missing.empty())  // the config has the fields; the arithmetic failed (division by zero, overflow)
                 return ir.config_error({name}, "symbol '" + name + "': " + v.error().message + " (" + where + " is '" + expr + "')",
                                        v.error().message.find("division by zero") != std::string::npos);
+            // A field the config gives as a number that is not whole (LFM2's block_ffn_dim_multiplier
+            // 1.5) is refused at the field, never read as absent and replaced by the default.
+            if (auto it = cfg.find(missing); it != cfg.end() && it->is_number_float())
+                return bad_config(ir, missing, "not an integer: " + it->dump() + " (" + where + " reads it)");
             if (first_missing.empty()) first_missing = missing;
         }
         if (!value) {
@@ -224,6 +262,11 @@ Status resolve_symbols(Ir& ir) {
         return bad_config(ir, c.value("field", std::string()), ir.fill(c.value("message", c["expr"].get<std::string>())) +
                                                                   " (architecture '" + arch_name + "': " + c["expr"].get<std::string>() + ")");
     }
+
+    // A per-layer list read as one value has one entry a layer.
+    for (const auto& [field, size] : list_fields)
+        if (auto layers = ir.symbol("layers"); layers && static_cast<std::int64_t>(size) != *layers)
+            return bad_config(ir, field, std::to_string(size) + " entries for " + std::to_string(*layers) + " layers");
 
     // Per-layer attention kinds must cover the layers.
     if (auto lt = cfg.find("layer_types"); lt != cfg.end() && !lt->is_null())

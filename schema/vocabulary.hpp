@@ -79,7 +79,8 @@
     X(logit_softcap, "logit_softcap")   /* c * tanh(x / c) on the logits (Gemma 2) */     \
     X(ssm_scan, "ssm_scan")             /* Mamba-2 selective state update (owns h) */     \
     X(relu2, "relu2")                   /* relu(x)^2 (Nemotron-H's ungated MLP) */       \
-    X(gelu, "gelu")                     /* gelu_tanh(x) (StarCoder2's ungated MLP) */
+    X(gelu, "gelu")                     /* gelu_tanh(x) (StarCoder2's ungated MLP) */     \
+    X(mul, "mul")                       /* a * b elementwise (LFM2's short-conv gates) */
 
 // What executes a node: "cuda_core", "memory" (bandwidth-bound), "tensor_core:<mma>",
 // "pe_array:<unit>" (a GPNPU processing-element array), or "host".

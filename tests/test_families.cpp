@@ -1831,3 +1831,133 @@ TEST_CASE("families: Qwen3.5 / 3.6 plan their text_config as transformers' Qwen3
     REQUIRE_FALSE(ungated.ok());
     CHECK(ungated.error().where == "/text_config/attn_output_gate");
 }
+
+TEST_CASE("families: Hunyuan-A13B plans transformers' and vLLM's HunYuanMoEV1: Hunyuan's attention, 8 of 64 experts and the shared MLP, its per-layer lists read as one value", "[families][config]") {
+    const auto plan = plan_of(request(sample("hunyuan-a13b-instruct")));
+    CHECK(plan.layers.size() == 32);
+    CHECK(count_template(plan, "attn+moe") == 32);
+    CHECK(node(plan, "l0.attn.q_norm") != nullptr);  // query_layernorm after the rotation, as Hunyuan dense
+    CHECK(cached_values(plan) == 2 * 8 * 128);
+    CHECK(out_width(plan, "l0.moe.gate") == 64);
+    CHECK(out_width(plan, "l0.moe.experts_gate_up") == 2 * 3072);
+    CHECK(out_width(plan, "l0.moe.shared_gate_up") == 2 * 3072);  // intermediate_size x num_shared_expert
+    const std::int64_t hidden = 4096, kv = 1024, inter = 3072, vocab = 128167;
+    const std::int64_t layer = 2 * hidden * hidden + 2 * hidden * kv + 2 * 128 + 64 * hidden + 65 * 3 * hidden * inter + 2 * hidden;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 32 * layer + vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 80'393'183'232);
+    // A list read as one value: the same list of another value plans it; entries that differ are
+    // refused at the first that differs, a list of another length at the field.
+    auto four = changed("hunyuan-a13b-instruct", [](OJson& c) { c["moe_topk"] = OJson::array(); for (int i = 0; i < 32; ++i) c["moe_topk"].push_back(4); });
+    REQUIRE(four.ok());
+    CHECK(out_width(*four, "l0.moe.top_k") == 4);
+    auto scalar = changed("hunyuan-a13b-instruct", [](OJson& c) { c["moe_intermediate_size"] = 1536; c["num_shared_expert"] = 2; });
+    REQUIRE(scalar.ok());
+    CHECK(out_width(*scalar, "l0.moe.experts_gate_up") == 2 * 1536);
+    CHECK(out_width(*scalar, "l0.moe.shared_gate_up") == 2 * 2 * 3072);
+    auto mixed = changed("hunyuan-a13b-instruct", [](OJson& c) { c["moe_topk"][5] = 2; });
+    REQUIRE_FALSE(mixed.ok());
+    CHECK(mixed.error().where == "/moe_topk/5");
+    auto shorter = changed("hunyuan-a13b-instruct", [](OJson& c) { c["num_shared_expert"].erase(c["num_shared_expert"].size() - 1); });
+    REQUIRE_FALSE(shorter.ok());
+    CHECK(shorter.error().where == "/num_shared_expert");
+    CHECK(refused_at("hunyuan-a13b-instruct", "use_mixed_mlp_moe", false) == "/use_mixed_mlp_moe");
+    CHECK(refused_at("hunyuan-a13b-instruct", "use_cla", true) == "/use_cla");
+}
+
+TEST_CASE("families: Ling-lite plans vLLM's BailingMoe: one packed query_key_value, 6 of 64 experts and two shared experts as one MLP", "[families][config]") {
+    const auto plan = plan_of(request(sample("ling-lite-1.5")));
+    CHECK(plan.layers.size() == 28);
+    CHECK(count_template(plan, "attn+moe") == 28);
+    CHECK(out_width(plan, "l0.attn.qkv") == (16 + 2 * 4) * 128);
+    CHECK(cached_values(plan) == 2 * 4 * 128);
+    CHECK(out_width(plan, "l0.moe.gate") == 64);
+    CHECK(out_width(plan, "l0.moe.top_k") == 6);
+    CHECK(out_width(plan, "l0.moe.shared_gate_up") == 2 * 2 * 1408);  // moe_intermediate_size x num_shared_experts
+    const std::int64_t hidden = 2048, vocab = 126464;
+    const std::int64_t layer = hidden * 3072 + hidden * hidden + 64 * hidden + 64 * 3 * hidden * 1408 + 3 * hidden * 2816 + 2 * hidden;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 28 * layer + 2 * vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 16'801'974'272);
+    // first_k_dense_replace layers are dense SwiGLU MLPs of intermediate_size.
+    auto dense = changed("ling-lite-1.5", [](OJson& c) { c["first_k_dense_replace"] = 1; });
+    REQUIRE(dense.ok());
+    CHECK(out_width(*dense, "l0.mlp.gate_up") == 2 * 1408);
+    CHECK(out_width(*dense, "l1.moe.gate") == 64);
+    // Ling 2.0 (BailingMoeV2ForCausalLM) publishes the same model_type: refused, not planned as Ling 1.x.
+    CHECK(refused_at("ling-lite-1.5", "use_qk_norm", true) == "/use_qk_norm");
+    CHECK(refused_at("ling-lite-1.5", "score_function", "sigmoid") == "/score_function");
+    CHECK(refused_at("ling-lite-1.5", "moe_router_enable_expert_bias", true) == "/moe_router_enable_expert_bias");
+    CHECK(refused_at("ling-lite-1.5", "use_bias", true) == "/use_bias");
+}
+
+TEST_CASE("families: LFM2 plans transformers' and vLLM's gated short convolutions and GQA layers with a conv window of conv_L_cache - 1 inputs", "[families][config]") {
+    const auto plan = plan_of(request(sample("lfm2-1.2b")));
+    CHECK(plan.layers.size() == 16);
+    CHECK(count_kind(plan, "full_attention") == 6);
+    CHECK(count_kind(plan, "linear_attention") == 10);
+    for (int i : {2, 5, 8, 10, 12, 14}) CHECK(plan.layers[static_cast<std::size_t>(i)].kind.name() == "full_attention");
+    // Lfm2ShortConv: in_proj to B|C|x, B * x, the 3-tap conv without activation, C * its output.
+    CHECK(out_width(plan, "l0.conv.in_proj_bx") == 2 * 2048);
+    CHECK(out_width(plan, "l0.conv.in_proj_c") == 2048);
+    CHECK(node(plan, "l0.conv.gate_b")->op.kind.name() == "mul");
+    CHECK(nth_in_width(plan, "l0.conv.gate_c", 0) == 2048);
+    CHECK(nth_in_width(plan, "l0.conv.gate_c", 1) == 2048);
+    REQUIRE(node(plan, "l0.conv.conv")->kernel);
+    CHECK(node(plan, "l0.conv.conv")->kernel->str() == "causal_conv1d::causal_conv1d_update");
+    CHECK(node(plan, "l0.conv.conv")->point.find("activation")->string() == "none");
+    CHECK(node(plan, "l2.attn.q_norm") != nullptr);  // q_layernorm before the rotation
+    CHECK(cached_values(plan) == 2 * 8 * 64);
+    CHECK(out_width(plan, "l0.mlp.gate_up") == 2 * 8192);  // block_ff_dim 12,288 auto-adjusted
+    const std::int64_t hidden = 2048, vocab = 65536, ff = 8192;
+    const std::int64_t conv = hidden * 3 * hidden + hidden * 3 + hidden * hidden, attn = 2 * hidden * hidden + 2 * hidden * 512 + 2 * 64;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 16 * (3 * hidden * ff + 2 * hidden) + 10 * conv + 6 * attn + vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 1'170'340'608);
+    // layer_types, as newer configs give it, decides as full_attn_idxs does.
+    auto typed = changed("lfm2-1.2b", [](OJson& c) {
+        c.erase("full_attn_idxs");
+        c["layer_types"] = OJson::array();
+        for (int i = 0; i < 16; ++i) c["layer_types"].push_back(i == 3 ? "full_attention" : "conv");
+    });
+    REQUIRE(typed.ok());
+    CHECK(count_kind(*typed, "full_attention") == 1);
+    CHECK((*typed).layers[3].kind.name() == "full_attention");
+    auto unadjusted = changed("lfm2-1.2b", [](OJson& c) { c["block_auto_adjust_ff_dim"] = false; });
+    REQUIRE(unadjusted.ok());
+    CHECK(out_width(*unadjusted, "l0.mlp.gate_up") == 2 * 12288);
+    CHECK(refused_at("lfm2-1.2b", "conv_bias", true) == "/conv_bias");
+    CHECK(refused_at("lfm2-1.2b", "tie_embedding", false) == "/tie_embedding");
+    CHECK(refused_at("lfm2-1.2b", "block_ffn_dim_multiplier", 1.5) == "/block_ffn_dim_multiplier");
+}
+
+TEST_CASE("families: Falcon-H1 plans transformers' and vLLM's parallel hybrid: attention and Mamba-2 side by side in every layer, muP multipliers recorded", "[families][config]") {
+    const auto plan = plan_of(request(sample("falcon-h1-7b-instruct")));
+    CHECK(plan.layers.size() == 44);
+    CHECK(count_template(plan, "attn_mamba+mlp") == 44);
+    CHECK(cached_values(plan) == 2 * 2 * 128);
+    CHECK(out_width(plan, "l0.attn_mamba.q") == 12 * 128);
+    CHECK(out_width(plan, "l0.attn_mamba.in_proj_xbc") == 3072 + 2 * 256);
+    CHECK(out_width(plan, "l0.attn_mamba.in_proj_z") == 3072);
+    CHECK(out_width(plan, "l0.attn_mamba.in_proj_dt") == 24);
+    REQUIRE(node(plan, "l0.attn_mamba.conv")->kernel);
+    CHECK(node(plan, "l0.attn_mamba.conv")->kernel->str() == "causal_conv1d::causal_conv1d_update");
+    REQUIRE(node(plan, "l0.attn_mamba.out_norm")->kernel);
+    // Both branches read the one input_layernorm and are added to the residual stream.
+    CHECK(nth_in_width(plan, "l0.attn_mamba.residual", 1) == 3072);
+    // The multipliers change no shape: recorded, and a config without them plans the same total.
+    REQUIRE(config_field(plan, "ssm_multipliers"));
+    REQUIRE(config_field(plan, "key_multiplier"));
+    auto plain = changed("falcon-h1-7b-instruct", [](OJson& c) {
+        for (const char* k : {"embedding_multiplier", "attention_in_multiplier", "key_multiplier", "attention_out_multiplier", "ssm_in_multiplier",
+                              "ssm_multipliers", "ssm_out_multiplier", "mlp_multipliers", "lm_head_multiplier"})
+            c.erase(k);
+    });
+    REQUIRE(plain.ok());
+    CHECK(kbp::schema::compute_memory(*plain).parameters == kbp::schema::compute_memory(plan).parameters);
+    const std::int64_t hidden = 3072, vocab = 130049, conv = 3072 + 2 * 256;
+    const std::int64_t attn = 2 * hidden * 1536 + 2 * hidden * 256;
+    const std::int64_t mamba = hidden * (3072 + conv + 24) + conv * 4 + conv + 3 * 24 + 3072 + 3072 * hidden;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 44 * (attn + mamba + 3 * hidden * 12288 + 2 * hidden) + 2 * vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 7'585'654'880);
+    CHECK(refused_at("falcon-h1-7b-instruct", "mamba_rms_norm", false) == "/mamba_rms_norm");
+    CHECK(refused_at("falcon-h1-7b-instruct", "mamba_norm_before_gate", true) == "/mamba_norm_before_gate");
+    CHECK(refused_at("falcon-h1-7b-instruct", "mamba_d_head", 64) == "/mamba_d_head");
+}

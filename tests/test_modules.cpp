@@ -364,6 +364,59 @@ std::vector<LayerTable> layer_tables() {
          join({llama_attn, {{"attn.q_norm", {"self_attn.query_layernorm"}}, {"attn.k_norm", {"self_attn.key_layernorm"}}}, llama_mlp})},
         {"ernie-4.5-21b-a3b-pt", 1, "model.layers.1.",
          join({llama_attn, routed, shared_experts, {{"moe.top_k", {"mlp.moe_statics.e_score_correction_bias"}}}})},
+        // HunYuanMoE: the router's wg, 64 routed experts and the shared_mlp; HunYuanMoEV1Attention as Hunyuan dense's.
+        {"hunyuan-a13b-instruct", 0, m0,
+         join({llama_attn,
+               {{"attn.q_norm", {"self_attn.query_layernorm"}}, {"attn.k_norm", {"self_attn.key_layernorm"}}},
+               {{"moe.post_norm", {"post_attention_layernorm"}},
+                {"moe.gate", {"mlp.gate.wg"}},
+                {"moe.experts_gate_up", {"mlp.experts.*.gate_proj", "mlp.experts.*.up_proj"}},
+                {"moe.experts_down", {"mlp.experts.*.down_proj"}},
+                {"moe.shared_gate_up", {"mlp.shared_mlp.gate_proj", "mlp.shared_mlp.up_proj"}},
+                {"moe.shared_down", {"mlp.shared_mlp.down_proj"}}}})},
+        // BailingMoeForCausalLM (Ling 1.x): attention.query_key_value and attention.dense, BailingMoE's gate, experts and shared_experts.
+        {"ling-lite-1.5", 0, m0,
+         join({{{"attn.input_norm", {"input_layernorm"}}, {"attn.qkv", {"attention.query_key_value"}}, {"attn.o", {"attention.dense"}}},
+               routed, shared_experts})},
+        // Lfm2DecoderLayer: a short-conv layer (operator_norm, conv.in_proj split into B|x and C, conv.conv, conv.out_proj)
+        // and, on layer 2, Lfm2Attention (q_layernorm, k_layernorm, out_proj); feed_forward.w1 / w3 / w2 after ffn_norm.
+        {"lfm2-1.2b", 0, m0,
+         {{"conv.input_norm", {"operator_norm"}},
+          {"conv.in_proj_bx", {"conv.in_proj"}},
+          {"conv.in_proj_c", {"conv.in_proj"}},
+          {"conv.conv", {"conv.conv"}},
+          {"conv.out_proj", {"conv.out_proj"}},
+          {"mlp.post_norm", {"ffn_norm"}},
+          {"mlp.gate_up", {"feed_forward.w1", "feed_forward.w3"}},
+          {"mlp.down", {"feed_forward.w2"}}}},
+        {"lfm2-1.2b", 2, "model.layers.2.",
+         {{"attn.input_norm", {"operator_norm"}},
+          {"attn.q", {"self_attn.q_proj"}},
+          {"attn.k", {"self_attn.k_proj"}},
+          {"attn.v", {"self_attn.v_proj"}},
+          {"attn.q_norm", {"self_attn.q_layernorm"}},
+          {"attn.k_norm", {"self_attn.k_layernorm"}},
+          {"attn.o", {"self_attn.out_proj"}},
+          {"mlp.post_norm", {"ffn_norm"}},
+          {"mlp.gate_up", {"feed_forward.w1", "feed_forward.w3"}},
+          {"mlp.down", {"feed_forward.w2"}}}},
+        // FalconH1DecoderLayer: input_layernorm read by self_attn and mamba in parallel, then pre_ff_layernorm and feed_forward.
+        {"falcon-h1-7b-instruct", 0, m0,
+         {{"attn_mamba.input_norm", {"input_layernorm"}},
+          {"attn_mamba.q", {"self_attn.q_proj"}},
+          {"attn_mamba.k", {"self_attn.k_proj"}},
+          {"attn_mamba.v", {"self_attn.v_proj"}},
+          {"attn_mamba.o", {"self_attn.o_proj"}},
+          {"attn_mamba.in_proj_xbc", {"mamba.in_proj"}},
+          {"attn_mamba.in_proj_z", {"mamba.in_proj"}},
+          {"attn_mamba.in_proj_dt", {"mamba.in_proj"}},
+          {"attn_mamba.conv", {"mamba.conv1d"}},
+          {"attn_mamba.ssm", {"mamba.A_log", "mamba.D", "mamba.dt_bias"}},
+          {"attn_mamba.out_norm", {"mamba.norm"}},
+          {"attn_mamba.out_proj", {"mamba.out_proj"}},
+          {"mlp.post_norm", {"pre_ff_layernorm"}},
+          {"mlp.gate_up", {"feed_forward.gate_proj", "feed_forward.up_proj"}},
+          {"mlp.down", {"feed_forward.down_proj"}}}},
     };
 }
 
@@ -374,6 +427,7 @@ const std::set<std::string> split_modules = {
     "self_attn.q_proj",          // Qwen3-Next's gated attention: q and q_gate
     "mixer.in_proj",             // Nemotron-H's Mamba-2: in_proj_xbc, in_proj_z, in_proj_dt
     "mamba.in_proj",             // Granite 4.0's Mamba-2: likewise
+    "conv.in_proj",              // LFM2's short convolution: in_proj_bx and in_proj_c
 };
 
 // "id: a, b" a line, for a readable failure.
@@ -481,6 +535,9 @@ TEST_CASE("modules: the embedding, final norm and LM head of every family") {
         {"internlm2.5-7b-chat", "model.tok_embeddings", "model.norm", "output"},
         {"starcoder2-3b", "model.embed_tokens", "model.norm", "lm_head"},
         {"exaone-4.0-32b", "model.embed_tokens", "model.norm", "lm_head"},
+        {"ling-lite-1.5", "model.word_embeddings", "model.norm", "lm_head"},
+        {"lfm2-1.2b", "model.embed_tokens", "model.embedding_norm", "lm_head"},  // Lfm2Model's norm after the last layer
+        {"falcon-h1-7b-instruct", "model.embed_tokens", "model.final_layernorm", "lm_head"},
         // NemotronHModel's embeddings and norm_f under the checkpoints' backbone.
         {"nemotron-h-8b-base-8k", "backbone.embeddings", "backbone.norm_f", "lm_head"},
     };
