@@ -152,6 +152,12 @@ PICTURES = [
                      '{:.2f} us, memory-bound'),
                  fig('the weight bytes that group reads, MB', f'kbp stats {SEED} --cost --json', '/groups/[group=52]/weight_bytes',
                      'weights {:.2f} MB', scale=1e-6)]},
+    {'file': 'docs/img/viewer-seed-x4.png',
+     'make': [f'kbp-view {SEED} --select l3.dsa.attend --zoom 0.76 {VIEW_SIZE} --screenshot docs/img/viewer-seed-x4.png'],
+     'figures': [fig("the selected op's group", f'file {SEED}', '/nodes/[id=l3.dsa.attend]/group', 'group g{}')]},
+    {'file': 'docs/img/viewer-sarashina.png',
+     'make': [f'kbp-view {W}/sarashina2.2-3b.qcu.plan.json --panel overview {VIEW_SIZE} --screenshot docs/img/viewer-sarashina.png'],
+     'figures': overview_figures(f'{W}/sarashina2.2-3b.qcu.plan.json')},
     {'file': 'docs/img/viewer-diff.png',
      'make': [f'kbp-view {SEED} {W}/glm-5.3-flash.multi_seq-r64.plan.json --side b --select l0.kda.xn_quant'
               f' --zoom 0.9 --panel diff {VIEW_SIZE} --screenshot docs/img/viewer-diff.png'],
