@@ -329,21 +329,31 @@ Status expand_layers(Ir& ir) {
     if (mtp) {
         schema::Layer layer;
         layer.index = 0;
-        if (mtp->contains("kind")) layer.kind = schema::LayerKind::parse((*mtp)["kind"].get<std::string>());
+        if (!mtp->contains("kind"))
+            return make_error(ErrorCode::invalid_input, origin + ": /mtp", "the MTP layer needs a \"kind\" (kbp-graph/v2 gives every layer one)");
+        layer.kind = schema::LayerKind::parse((*mtp)["kind"].get<std::string>());
         const std::string attn = (*mtp)["attention"].get<std::string>();
         // The checkpoint names MTP layer k model.layers.<count + k> (DeepSeek-V3, GLM) or, with
         // the mtp member's own module_prefix, <prefix with k> (Qwen3-Next's mtp.layers.0.).
         const std::string own_prefix = mtp->value("module_prefix", std::string());
         const Json whole = mtp->value("whole_names", Json::array());
         bool seen_attention = false;
-        for (const auto& b : (*mtp)["layer"]) {
-            const std::string block = b.get<std::string>();
+        for (std::size_t e = 0; e < (*mtp)["layer"].size(); ++e) {
+            // A block name, or {"block": B, "when": expression}: the block when the expression
+            // over the symbols is non-zero (Qwen3.5's MTP layer has the model's FFN: MoE or dense).
+            const Json& b = (*mtp)["layer"][e];
+            if (b.is_object()) {
+                auto holds = ir.eval(b.at("when").get<std::string>());
+                if (!holds) return holds.error().with_context(origin + ": /mtp/layer/" + std::to_string(e) + "/when");
+                if (*holds == 0) continue;
+            }
+            const std::string block = b.is_object() ? b.at("block").get<std::string>() : b.get<std::string>();
             layer.template_name += (layer.template_name.empty() ? "" : "+") + block;
             layer.blocks.push_back("l0." + block);
             // The blocks before the attention feed it ("input"), as a layer's first block does.
             BlockUse use{block, 0, attn, seen_attention ? "post" : "input", layer.kind, own_prefix.empty() ? *count : 0};
             use.module_prefix = own_prefix;
-            use.whole_names = std::find(whole.begin(), whole.end(), b) != whole.end();
+            use.whole_names = std::find(whole.begin(), whole.end(), Json(block)) != whole.end();
             uses.push_back(std::move(use));
             seen_attention = seen_attention || block == attn;
         }
@@ -375,6 +385,10 @@ Status expand_layers(Ir& ir) {
             templates.push_back(chosen->value("template", block));
             layer.blocks.push_back("l" + std::to_string(i) + "." + block);
         }
+        // Every layer has a kind (kbp-graph/v2 requires one): some slot's choice must give it.
+        if (layer.kind.name().empty())
+            return make_error(ErrorCode::invalid_input, origin + ": /layers/slots",
+                              "no choice of layer " + std::to_string(i) + "'s slots gives its kind (a choice's \"kind\")");
         for (std::size_t s = 0; s < names.size(); ++s) {
             layer.template_name += (s ? "+" : "") + templates[s];
             uses.push_back({names[s], i, attn, s == 0 ? "input" : "post", layer.kind});

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <fstream>
 
 #include "planner/plan.hpp"
 #include "schema/memory.hpp"
@@ -156,4 +157,29 @@ TEST_CASE("mtp: Qwen3-Next's draft arm is its mtp.* layer, one by vLLM's default
     REQUIRE(decode.mtp);
     CHECK(decode.mtp->parameters == by_hand);
     CHECK(decode.layers.size() == 48);
+}
+
+TEST_CASE("mtp: Qwen3.5's MTP layer has the model's FFN, the routed experts or the dense MLP", "[mtp]") {
+    // vLLM's qwen3_5_mtp.py builds its MTP decoder layer as the model's: Qwen3.5-MoE's has the
+    // sparse MoE, a dense Qwen3.5's the MLP (the architecture's mtp.layer entries with `when`).
+    const auto moe = plan(sample("qwen3.5-35b-a3b"), "draft");
+    CHECK(kbp::schema::validate(moe).empty());
+    REQUIRE(moe.layers.size() == 1);
+    CHECK(moe.layers[0].template_name == "mtp_in+gattn+moe+mtp_norm");
+    CHECK(modules_of(moe, "l0.mtp_in.fc") == std::vector<std::string>{"mtp.fc"});
+    CHECK(modules_of(moe, "l0.moe.gate") == std::vector<std::string>{"mtp.layers.0.mlp.gate"});
+    REQUIRE(moe.mtp);
+    CHECK(moe.mtp->config_field == "mtp_num_hidden_layers");
+
+    kbp::test::TempDir dir;
+    auto config = OJson::parse(kbp::test::slurp(sample("qwen3.5-35b-a3b")));
+    config["text_config"].erase("num_experts");
+    config["text_config"]["intermediate_size"] = 6144;
+    const std::string dense = dir.file("config.json");
+    std::ofstream(dense) << config.dump(2);
+    const auto mlp = plan(dense, "draft");
+    CHECK(kbp::schema::validate(mlp).empty());
+    REQUIRE(mlp.layers.size() == 1);
+    CHECK(mlp.layers[0].template_name == "mtp_in+gattn+mlp+mtp_norm");
+    CHECK(modules_of(mlp, "l0.mlp.down") == std::vector<std::string>{"mtp.layers.0.mlp.down_proj"});
 }
