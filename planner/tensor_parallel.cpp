@@ -20,8 +20,24 @@ TensorSplit::TensorSplit(const Ir& ir) : ir_(ir), tp_(ir.request.tp) {
     }
 }
 
-void TensorSplit::split(const std::string& /*name*/, const std::string& field, std::int64_t& value) {
-    if (tp_ <= 1 || field.empty()) return;
+void TensorSplit::split(const std::string& name, const std::string& field, std::int64_t& value) {
+    if (tp_ <= 1) return;
+    // A symbol the architecture says the devices split (its "split"), whatever it is read from.
+    if (ir_.architecture) {
+        const Json& symbol = ir_.architecture->json["symbols"].value(name, Json());
+        if (symbol.is_object() && symbol.contains("split")) {
+            if (value % tp_ == 0) {
+                value /= tp_;
+            } else if (!refused_) {
+                refused_ = make_error(ErrorCode::invalid_input, ir_.architecture->origin + ": /symbols/" + name,
+                                      std::to_string(value) + " " + symbol["split"].get<std::string>() + " do" + (value == 1 ? "es" : "") +
+                                          " not split over " + std::to_string(tp_) + " devices (--tp " + std::to_string(tp_) + ")");
+                refused_rank_ = static_cast<int>(fields_.size());  // a field the devices do not divide is still reported first
+            }
+            return;
+        }
+    }
+    if (field.empty()) return;
     if (field == vocab_field_) {
         // Padded, then sliced (vocabulary/config-fields.json says whose rule): never refused, a
         // slice that does not divide is rounded up, as the padding the engine adds would be.

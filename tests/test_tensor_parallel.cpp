@@ -293,3 +293,27 @@ TEST_CASE("tp: an op that reduces over a split dimension adds its own all-reduce
     REQUIRE(whole.ok());
     CHECK_FALSE(whole->blueprint.arm.parallel.has_value());
 }
+
+TEST_CASE("tp: a width an expression derives is split when the architecture says so, and LFM2's convolution channels are split", "[planner][tp]") {
+    // LFM2's feed-forward width comes out of an auto-adjustment over three fields (vLLM computes it
+    // whole, then MergedColumnParallelLinear shards it): the symbol's own "split". Its short
+    // convolution's conv_dim channels are a config field --tp splits (Lfm2ShortConv).
+    planner::PlanRequest r;
+    r.config_path = test::source_dir() + "/samples/lfm2-1.2b/config.json";
+    r.recipe = "bf16";
+    r.target = "h100";
+    auto whole = planner::make_plan(r);
+    r.tp = 2;
+    auto split = planner::make_plan(r);
+    INFO((split ? std::string() : split.error().text()));
+    REQUIRE(whole.ok());
+    REQUIRE(split.ok());
+    CHECK(symbol(split->blueprint, "inter") * 2 == symbol(whole->blueprint, "inter"));
+    CHECK(symbol(split->blueprint, "conv_dim") * 2 == symbol(whole->blueprint, "conv_dim"));
+    CHECK(symbol(split->blueprint, "hidden") == symbol(whole->blueprint, "hidden"));
+    // A split the devices do not divide is refused, naming the architecture's symbol.
+    r.tp = 3;
+    auto three = planner::make_plan(r);
+    REQUIRE_FALSE(three.ok());
+    CHECK_THAT(three.error().text(), Catch::Contains("do not split over 3 devices"));
+}
