@@ -59,7 +59,9 @@ public:
           window_(std::move(w)),
           model_(o_.dot ? LayoutEngine(exporters::dot_layout) : LayoutEngine(), window_->metrics()),
           ui_(window_->ui_font(), window_->canvas_font(), !(o_.screenshot || o_.dump_state || o_.bench_frames > 0)),
-          started_(started) {}
+          started_(started) {
+        model_.set_wake(&app::Window::wake);
+    }
 
     int run() {
         if (auto s = open_plans(); !s) {
@@ -70,7 +72,7 @@ public:
         if (o_.screenshot || o_.dump_state) return headless();
         load_settings_once();
         while (!window_->should_close() && !ui_.quit_requested()) {
-            window_->poll(model_.busy() ? 1.0 / 60 : 0.25);
+            window_->poll(wait_for_input());
             if (auto drops = window_->take_drops(); !drops.empty()) model_.drop(drops);
             frame(true);
             remember_open_plans();
@@ -207,10 +209,18 @@ private:
         return t;
     }
 
+    // How long a frame waits for input. While a plan loads or indexes there is little to redraw
+    // but the progress bar: frames at 10 a second leave the cores to the loading (a frame of
+    // Mesa's software renderer takes one for 20 ms); a plan that has loaded wakes the wait.
+    double wait_for_input() const {
+        if (model_.loading() || model_.completing()) return 0.1;
+        return model_.busy() ? 1.0 / 60 : 0.25;
+    }
+
     bool settle(double seconds) {
         auto until = Clock::now() + std::chrono::duration<double>(seconds);
         while (Clock::now() < until) {
-            window_->poll(0);
+            window_->poll(model_.loading() || model_.completing() ? 0.1 : 0);
             frame(true);
             window_->swap();
             if (!model_.busy() && started_actions_done_) {

@@ -111,6 +111,8 @@ void Window::poll(double timeout) {
     else glfwPollEvents();
 }
 
+void Window::wake() { glfwPostEmptyEvent(); }
+
 void Window::new_frame() {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();

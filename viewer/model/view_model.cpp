@@ -34,13 +34,19 @@ void ViewModel::open(const std::string& path, int side) {
     if (s.pending.valid()) s.pending.wait();
     s.pending_path = path;
     s.load_started = std::chrono::steady_clock::now();
-    s.pending = std::async(std::launch::async, [path] { return load_document(path); });
+    // The result is handed over before the window is woken, so that the woken frame finds it.
+    auto done = std::make_shared<std::promise<Loaded>>();
+    s.pending = done->get_future();
+    s.loader = std::async(std::launch::async, [path, done, wake = wake_] {
+        done->set_value(load_document(path));
+        if (wake) wake();
+    });
 }
 
 void ViewModel::open_plan(schema::Blueprint plan, const std::string& name, int side) {
     auto t0 = std::chrono::steady_clock::now();
     auto doc = std::make_shared<Document>(std::move(plan), name);
-    doc->estimate_cost();
+
     sides_[side].load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     adopt(side, std::move(doc));
 }
@@ -76,7 +82,15 @@ void ViewModel::reload_changed() {
 
 bool ViewModel::loading() const { return sides_[0].pending.valid() || sides_[1].pending.valid(); }
 
-bool ViewModel::busy() const { return loading() || !layouts_.idle() || why_pending_.valid(); }
+bool ViewModel::completing() const {
+    for (const auto& s : sides_)
+        if (s.doc && !s.doc->complete()) return true;
+    return false;
+}
+
+double ViewModel::completion(int side) const { return sides_[side].doc ? sides_[side].doc->completion() : 0.0; }
+
+bool ViewModel::busy() const { return loading() || completing() || !layouts_.idle() || why_pending_.valid(); }
 
 const Document* ViewModel::document(int side) const { return sides_[side].doc.get(); }
 
@@ -113,6 +127,7 @@ void ViewModel::adopt(int side, std::shared_ptr<const Document> doc) {
 
     s.doc = std::move(doc);
     s.generation = next_generation_++;
+    s.adopted_at_frame = frames_;
     s.heatmap.reset();
     s.budget.reset();
     s.units.clear();
@@ -152,6 +167,8 @@ void ViewModel::update() {
         if (loaded.failure) errors_.push_back({std::move(*loaded.failure), false});
         else adopt(side, std::move(loaded.document));
     }
+    for (const auto& s : sides_)
+        if (s.doc && frames_ > s.adopted_at_frame) s.doc->complete_in_background();
     bool changed[2] = {false, false};
     for (auto& done : layouts_.take()) {
         for (int side = 0; side < 2; ++side) {
@@ -181,7 +198,9 @@ bool ViewModel::settle(double seconds) {
     while (std::chrono::steady_clock::now() < until) {
         update();
         bool why_busy = why_pending_.valid();
-        if (!loading() && layouts_.idle() && !why_busy) return true;
+        for (const auto& s : sides_)
+            if (s.doc) s.doc->complete_in_background();
+        if (!loading() && !completing() && layouts_.idle() && !why_busy) return true;
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     return false;
@@ -207,6 +226,7 @@ FrameContext ViewModel::context(int side, const Box& viewport) const {
 FrameStats ViewModel::frame(const Box& viewport, DrawList& out) {
     out.clear();
     viewport_ = viewport;
+    ++frames_;
     if (side_by_side()) return frame_side_by_side(out);
     Side& s = shown();
     if (!s.doc || !s.scene) return {};

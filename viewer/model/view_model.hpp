@@ -2,12 +2,14 @@
 // layouts, folds, cameras, colouring, selection, find results, diff and panels' data. The window
 // (viewer/app) draws what this says and forwards input as calls; tests drive it the same way.
 //
-// Threads: plans load on a worker (std::async) and are taken by update(); layouts run on the
+// Threads: plans load on a worker (std::async) and are taken by update() as soon as their folded
+// view can be drawn, their flat lists and cost following on a thread of the Document's; layouts run on the
 // LayoutService's thread; `kbp why` answers on another worker. Everything here is otherwise
 // touched by the UI thread only.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -49,6 +51,8 @@ public:
     // Starts loading `path` as plan a (side 0) or b (side 1, to compare with a). What was open
     // stays until the new file has loaded; a file that fails keeps it and adds an error.
     void open(const std::string& path, int side = 0);
+    // Called on the loading thread when a plan has loaded (the window: to stop waiting for input).
+    void set_wake(std::function<void()> wake) { wake_ = std::move(wake); }
     // Opens a plan already in memory (benchmarks: a synthetic plan), at once.
     void open_plan(schema::Blueprint plan, const std::string& name, int side = 0);
     void close_second();
@@ -57,7 +61,13 @@ public:
     // Reloads the files that changed on disk since they were read.
     void reload_changed();
     bool loading() const;
-    // Something is still on its way: a load, a layout or a `kbp why` answer.
+    // An open plan's flat lists or cost are still being indexed (its folded view is drawn
+    // meanwhile; what needs them waits): completion() says how far, 0 to 1. They are made on a
+    // thread once a frame has been built after the plan came (so not at the first frame's
+    // cost), or at settle().
+    bool completing() const;
+    double completion(int side) const;
+    // Something is still on its way: a load, the rest of one, a layout or a `kbp why` answer.
     bool busy() const;
     const Document* document(int side) const;
     int shown_side() const { return shown_; }
@@ -160,18 +170,22 @@ private:
         Camera camera;
         bool auto_fit = true;
         std::future<Loaded> pending;
+        std::future<void> loader;  // the thread that fulfils `pending`
         std::string pending_path;
         std::optional<Heatmap> heatmap;
         std::optional<Budget> budget;
         double load_ms = 0;
         std::chrono::steady_clock::time_point load_started;
+        std::uint64_t adopted_at_frame = 0;  // frames_ when doc came
     };
 
+    std::function<void()> wake_;
     LayoutService layouts_;
     TextMetrics metrics_;
     Side sides_[2];
     int shown_ = 0;
     std::uint64_t next_generation_ = 1;
+    std::uint64_t frames_ = 0;  // frames built
     ColorMode color_ = ColorMode::precision;
     bool color_chosen_ = false;  // the user picked a mode: a new diff does not switch to diff
     bool side_by_side_ = false;
