@@ -28,19 +28,28 @@ ViewModel::~ViewModel() {
 
 // ---- files -------------------------------------------------------------------------------------
 
-void ViewModel::open(const std::string& path, int side) {
-    if (side == 1 && !sides_[0].doc && !sides_[0].pending.valid()) side = 0;
-    Side& s = sides_[side];
-    if (s.pending.valid()) s.pending.wait();
-    s.pending_path = path;
-    s.load_started = std::chrono::steady_clock::now();
+PendingLoad start_loading(const std::string& path, std::function<void()> wake) {
+    PendingLoad load{path, std::chrono::steady_clock::now(), {}, {}};
     // The result is handed over before the window is woken, so that the woken frame finds it.
     auto done = std::make_shared<std::promise<Loaded>>();
-    s.pending = done->get_future();
-    s.loader = std::async(std::launch::async, [path, done, wake = wake_] {
+    load.result = done->get_future();
+    load.thread = std::async(std::launch::async, [path, done, wake = std::move(wake)] {
         done->set_value(load_document(path));
         if (wake) wake();
     });
+    return load;
+}
+
+void ViewModel::open(const std::string& path, int side) { open(start_loading(path, wake_), side); }
+
+void ViewModel::open(PendingLoad load, int side) {
+    if (side == 1 && !sides_[0].doc && !sides_[0].pending.valid()) side = 0;
+    Side& s = sides_[side];
+    if (s.pending.valid()) s.pending.wait();
+    s.pending_path = std::move(load.path);
+    s.load_started = load.started;
+    s.pending = std::move(load.result);
+    s.loader = std::move(load.thread);
 }
 
 void ViewModel::open_plan(schema::Blueprint plan, const std::string& name, int side) {
@@ -81,6 +90,8 @@ void ViewModel::reload_changed() {
 }
 
 bool ViewModel::loading() const { return sides_[0].pending.valid() || sides_[1].pending.valid(); }
+
+bool ViewModel::arrived() const { return ready(sides_[0].pending) || ready(sides_[1].pending); }
 
 bool ViewModel::completing() const {
     for (const auto& s : sides_)

@@ -8,6 +8,7 @@
 // touched by the UI thread only.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -40,6 +41,16 @@ struct Selection {
     bool operator==(const Selection&) const = default;
 };
 
+// A plan being read on a thread of its own.
+struct PendingLoad {
+    std::string path;
+    std::chrono::steady_clock::time_point started;
+    std::future<Loaded> result;
+    std::future<void> thread;
+};
+// Starts reading `path`; `wake` is called on that thread once the result can be taken.
+PendingLoad start_loading(const std::string& path, std::function<void()> wake = {});
+
 class ViewModel {
 public:
     ViewModel(LayoutEngine engine, TextMetrics metrics);
@@ -51,6 +62,8 @@ public:
     // Starts loading `path` as plan a (side 0) or b (side 1, to compare with a). What was open
     // stays until the new file has loaded; a file that fails keeps it and adds an error.
     void open(const std::string& path, int side = 0);
+    // The same with a load started elsewhere (kbp-view reads its plans while its window opens).
+    void open(PendingLoad load, int side = 0);
     // Called on the loading thread when a plan has loaded (the window: to stop waiting for input).
     void set_wake(std::function<void()> wake) { wake_ = std::move(wake); }
     // Opens a plan already in memory (benchmarks: a synthetic plan), at once.
@@ -61,6 +74,8 @@ public:
     // Reloads the files that changed on disk since they were read.
     void reload_changed();
     bool loading() const;
+    // A load has finished and waits for update() to take it.
+    bool arrived() const;
     // An open plan's flat lists or cost are still being indexed (its folded view is drawn
     // meanwhile; what needs them waits): completion() says how far, 0 to 1. They are made on a
     // thread once a frame has been built after the plan came (so not at the first frame's
