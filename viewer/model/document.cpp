@@ -123,6 +123,7 @@ Document::~Document() {
 
 void Document::complete_in_background() const {
     std::call_once(background_once_, [this] {
+        started_ = true;
         background_ = std::async(std::launch::async, [this] {
             (void)flat();
             progress_.store(500, std::memory_order_relaxed);

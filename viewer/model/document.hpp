@@ -82,6 +82,8 @@ public:
     void complete_in_background() const;
     // The flat lists indexed and the cost estimated: nothing will wait.
     bool complete() const { return flat_done_.load() && cost_done_.load(); }
+    // Its thread is still at work (the destructor would wait for it).
+    bool indexing() const { return started_.load() && !complete(); }
     // How far the background part has come, 0 to 1.
     double completion() const { return complete() ? 1.0 : progress_.load(std::memory_order_relaxed) / 1000.0; }
 
@@ -137,6 +139,7 @@ private:
     mutable std::atomic<bool> flat_done_{false}, cost_done_{false};
     mutable std::future<void> background_;
     mutable std::once_flag background_once_;
+    mutable std::atomic<bool> started_{false};
     mutable std::atomic<int> progress_{0};  // per mille: the flat lists up to 500, the cost to 1000
 
     void index_folded();

@@ -64,6 +64,7 @@ void ViewModel::close_second() {
     Side& s = sides_[1];
     if (s.pending.valid()) s.pending.wait();
     if (s.doc) layouts_.cancel(s.generation);
+    retire(std::move(s.doc));
     s = Side{};
     if (shown_ == 1) shown_ = 0;
     diff_.reset();
@@ -90,6 +91,12 @@ void ViewModel::reload_changed() {
 }
 
 bool ViewModel::loading() const { return sides_[0].pending.valid() || sides_[1].pending.valid(); }
+
+void ViewModel::retire(std::shared_ptr<const Document> doc) {
+    // A plan replaced while its thread still indexes it would block this thread until done (its
+    // destructor waits): it is kept until the thread has finished, then dropped.
+    if (doc && doc.use_count() == 1 && doc->indexing()) retiring_.push_back(std::move(doc));
+}
 
 bool ViewModel::arrived() const { return ready(sides_[0].pending) || ready(sides_[1].pending); }
 
@@ -136,6 +143,7 @@ void ViewModel::adopt(int side, std::shared_ptr<const Document> doc) {
         selected_id = s.doc->plan().nodes[static_cast<std::size_t>(selection_.index)].id;
     if (s.doc) layouts_.cancel(s.generation);
 
+    retire(std::move(s.doc));
     s.doc = std::move(doc);
     s.generation = next_generation_++;
     s.adopted_at_frame = frames_;
@@ -180,6 +188,7 @@ void ViewModel::update() {
     }
     for (const auto& s : sides_)
         if (s.doc && frames_ > s.adopted_at_frame) s.doc->complete_in_background();
+    std::erase_if(retiring_, [](const auto& d) { return !d->indexing(); });
     bool changed[2] = {false, false};
     for (auto& done : layouts_.take()) {
         for (int side = 0; side < 2; ++side) {

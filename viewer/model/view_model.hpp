@@ -195,6 +195,7 @@ private:
     };
 
     std::function<void()> wake_;
+    std::vector<std::shared_ptr<const Document>> retiring_;  // replaced, still being indexed
     LayoutService layouts_;
     TextMetrics metrics_;
     Side sides_[2];
@@ -223,6 +224,7 @@ private:
     Side& shown() { return sides_[shown_]; }
     const Side& shown() const { return sides_[shown_]; }
     void adopt(int side, std::shared_ptr<const Document> doc);
+    void retire(std::shared_ptr<const Document> doc);
     void rebuild_scene(int side);
     // What a side's columns are made for: its pane and the row titles' metrics.
     Flow flow_for(int side) const;
