@@ -1,9 +1,12 @@
 // The viewer's documents: a plan cut into instances and units (a layer template found from the
-// flat lists), checked against the seed's known structure; loading a bad file.
+// flat lists), checked against the seed's known structure; loading a bad file; the folded view
+// before the flat lists.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
+#include <thread>
 
 #include "schema/reader.hpp"
 #include "viewer/model/document.hpp"
@@ -95,4 +98,50 @@ TEST_CASE("viewer document: loading names the file and keeps the validator's pro
     CHECK(missing.failure->message.find("/nonexistent/plan.json") != std::string::npos);
     auto syntax = viewer::load_document(test::corpus_dir() + "/files/truncated.json");
     if (syntax.failure) CHECK(syntax.failure->message.find("truncated.json:") != std::string::npos);
+}
+
+// Issue 30: a million-node plan's folded view is drawn as soon as the file is read and checked;
+// every op's edges, the sorted ids and the roofline cost follow on a thread. Nothing the folded
+// view draws may need them: if loading, adopting or the first frame asked for them, the plan
+// would be complete before that frame.
+TEST_CASE("viewer document: the folded view is drawn before the flat lists and the cost are made", "[viewer][document]") {
+    auto m = test::view_model();
+    m->open(test::seed_path());
+    while (!m->document(0)) {
+        m->update();
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    const viewer::Document* doc = m->document(0);
+    CHECK_FALSE(doc->complete());
+    CHECK(doc->completion() == 0);
+    CHECK(m->completing());
+    CHECK(m->busy());
+    viewer::DrawList d;
+    auto stats = m->frame(test::screen, d);
+    CHECK(stats.rows == 5);  // embed, the three cards, head
+    CHECK(d.estimated_vertices() > 0);
+    CHECK_FALSE(doc->complete());  // the frame drew from the units alone
+
+    REQUIRE(m->settle());  // the next update starts the rest on a thread; settle waits for it
+    CHECK(doc->complete());
+    CHECK(doc->completion() == 1);
+    CHECK_FALSE(m->completing());
+    CHECK(doc->find_node("l3.dsa.q_a") >= 0);
+    CHECK(doc->cost());
+    REQUIRE(m->select_id("l3.dsa.q_a"));
+    CHECK_FALSE(m->inspector().empty());
+}
+
+TEST_CASE("viewer document: the flat lists and the cost are made on first use without a thread", "[viewer][document]") {
+    Document doc(test::seed(), "seed");
+    CHECK(doc.units().size() == 5);
+    CHECK_FALSE(doc.complete());
+    auto q_a = doc.find_node("l3.dsa.q_a");
+    REQUIRE(q_a >= 0);
+    CHECK(doc.plan().nodes[static_cast<std::size_t>(q_a)].id == "l3.dsa.q_a");
+    CHECK_FALSE(doc.in_edges(static_cast<std::size_t>(q_a)).empty());
+    CHECK_FALSE(doc.complete());  // the cost is still to come
+    CHECK(doc.cost());
+    CHECK(doc.complete());
+    CHECK(doc.find_node("l3.dsa.nope") == -1);
 }

@@ -54,12 +54,15 @@ struct FrameTimes {
 
 class App {
 public:
-    App(app::Options o, std::unique_ptr<app::Window> w, Clock::time_point started)
+    App(app::Options o, std::unique_ptr<app::Window> w, Clock::time_point started, std::vector<PendingLoad> loads)
         : o_(std::move(o)),
           window_(std::move(w)),
           model_(o_.dot ? LayoutEngine(exporters::dot_layout) : LayoutEngine(), window_->metrics()),
           ui_(window_->ui_font(), window_->canvas_font(), !(o_.screenshot || o_.dump_state || o_.bench_frames > 0)),
-          started_(started) {}
+          started_(started),
+          loads_(std::move(loads)) {
+        model_.set_wake(&app::Window::wake);
+    }
 
     int run() {
         if (auto s = open_plans(); !s) {
@@ -70,7 +73,7 @@ public:
         if (o_.screenshot || o_.dump_state) return headless();
         load_settings_once();
         while (!window_->should_close() && !ui_.quit_requested()) {
-            window_->poll(model_.busy() ? 1.0 / 60 : 0.25);
+            window_->poll(wait_for_input());
             if (auto drops = window_->take_drops(); !drops.empty()) model_.drop(drops);
             frame(true);
             remember_open_plans();
@@ -87,6 +90,7 @@ private:
     ViewModel model_;
     app::Ui ui_;
     Clock::time_point started_;
+    std::vector<PendingLoad> loads_;  // the plans, read since before the window opened
     std::optional<kbp::ErrorCode> startup_error_;  // a command-line action that could not be done
     bool started_actions_done_ = false;
     double first_frame_ms_ = -1, settled_ms_ = -1;
@@ -132,7 +136,7 @@ private:
             model_.open_plan(std::move(*big), o_.plans[0] + " over " + std::to_string(*o_.bench_layers) + " layers");
             return Ok{};
         }
-        for (std::size_t i = 0; i < o_.plans.size(); ++i) model_.open(o_.plans[i], static_cast<int>(i));
+        for (std::size_t i = 0; i < loads_.size(); ++i) model_.open(std::move(loads_[i]), static_cast<int>(i));
         return Ok{};
     }
 
@@ -207,10 +211,21 @@ private:
         return t;
     }
 
+    // How long a frame waits for input. While a plan loads or indexes there is little to redraw
+    // ("loading…", then the progress bar): a few frames a second leave the cores to the loading
+    // (a frame of Mesa's software renderer takes one for 20 ms); a plan that has loaded wakes the
+    // wait, so its first frame is not late.
+    double wait_for_input() const {
+        if (model_.arrived()) return 0;  // a plan read before the window could be woken
+        if (model_.loading() && !model_.document(model_.shown_side())) return 0.25;
+        if (model_.loading() || model_.completing()) return 0.1;
+        return model_.busy() ? 1.0 / 60 : 0.25;
+    }
+
     bool settle(double seconds) {
         auto until = Clock::now() + std::chrono::duration<double>(seconds);
         while (Clock::now() < until) {
-            window_->poll(0);
+            window_->poll(model_.busy() ? wait_for_input() : 0);
             frame(true);
             window_->swap();
             if (!model_.busy() && started_actions_done_) {
@@ -317,12 +332,17 @@ int main(int argc, char** argv) {
         return 0;
     }
     keep_gl_driver_loaded();
+    // The plans are read while the window opens (a GL context and the fonts take a fifth of a
+    // second): a plan's first frame comes as soon as it is read. The window wakes when one is.
+    std::vector<PendingLoad> loads;
+    if (!options->bench_layers)
+        for (const auto& plan : options->plans) loads.push_back(start_loading(plan, &app::Window::wake));
     bool headless = options->screenshot || options->dump_state || options->bench_frames > 0;
     auto window = app::Window::open(options->width, options->height, "kbp-view", !headless);
     if (!window) {
         std::cerr << "kbp-view: error: " << window.error().text() << "\n";
         return kbp::exit_code(kbp::ErrorCode::unsupported);
     }
-    App app(std::move(*options), std::move(*window), started);
+    App app(std::move(*options), std::move(*window), started, std::move(loads));
     return app.run();
 }

@@ -7,6 +7,7 @@
 #include <imgui.h>
 #include <stb_image_write.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <unistd.h>
@@ -31,6 +32,10 @@ constexpr ImWchar glyph_ranges[] = {0x0020, 0x00FF, 0x02B0, 0x036F, 0x0370, 0x03
                                     0x20D7, 0x20D7, 0x2100, 0x214F, 0x2190, 0x21FF, 0x2200, 0x22FF, 0x2300, 0x230B,
                                     0x27E8, 0x27E9, 0x2C7C, 0x2C7D, 0};
 
+}  // namespace
+
+namespace {
+std::atomic<bool> window_live{false};  // GLFW is initialised and a window open: wake() may post
 }  // namespace
 
 Result<std::unique_ptr<Window>> Window::open(int width, int height, const std::string& title, bool vsync) {
@@ -63,10 +68,12 @@ Result<std::unique_ptr<Window>> Window::open(int width, int height, const std::s
     ImGui_ImplGlfw_InitForOpenGL(w->window_, true);
     ImGui_ImplOpenGL3_Init("#version 130");
     w->imgui_ = true;
+    window_live = true;
     return w;
 }
 
 Window::~Window() {
+    window_live = false;
     if (imgui_) {
         ImGui_ImplOpenGL3_Shutdown();
         ImGui_ImplGlfw_Shutdown();
@@ -109,6 +116,10 @@ void Window::set_title(const std::string& title) { glfwSetWindowTitle(window_, t
 void Window::poll(double timeout) {
     if (timeout > 0) glfwWaitEventsTimeout(timeout);
     else glfwPollEvents();
+}
+
+void Window::wake() {
+    if (window_live.load()) glfwPostEmptyEvent();
 }
 
 void Window::new_frame() {

@@ -29,6 +29,9 @@ public:
     void set_title(const std::string& title);
     // Waits for input (at most `timeout` seconds; 0 = only what is queued).
     void poll(double timeout);
+    // Ends a poll's wait now; any thread may call it (a plan that finished loading), also before
+    // the window is open or after it closed (then it does nothing).
+    static void wake();
     void new_frame();      // ImGui's frame begins
     void end_frame();      // ImGui::Render: the draw data is final (CPU work ends here)
     void draw_gl();        // the OpenGL draw of the draw data

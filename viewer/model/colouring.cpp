@@ -143,6 +143,22 @@ PrecisionGlyph precision_glyph(const schema::Node& n) {
     return {cell(n.precision.weight), cell(n.precision.activation), cell(out)};
 }
 
+namespace {
+
+// The ops of each unit's first instance, in plan order: every key the palette gives appears there
+// first (a later instance repeats its unit's first).
+std::vector<const schema::Node*> first_instances_ops(const Document& doc) {
+    std::vector<const schema::Node*> ops;
+    for (std::size_t i = 0; i < doc.instances().size(); ++i) {
+        const Instance& inst = doc.instances()[i];
+        if (doc.units()[static_cast<std::size_t>(inst.unit)].instances.front() != static_cast<std::int32_t>(i)) continue;
+        for (auto n : inst.nodes) ops.push_back(&doc.plan().nodes[static_cast<std::size_t>(n)]);
+    }
+    return ops;
+}
+
+}  // namespace
+
 Colouring::Colouring(const Document& doc, ColorMode mode, const std::vector<DiffMark>& marks) : mode_(mode) {
     const auto& nodes = doc.plan().nodes;
     fills_.assign(nodes.size(), rgba(240, 240, 240));
@@ -159,18 +175,25 @@ Colouring::Colouring(const Document& doc, ColorMode mode, const std::vector<Diff
 #define KBP_COLOR_MODE_CASE(mode, ...) case ColorMode::mode:
         KBP_COLOR_BY(KBP_COLOR_MODE_CASE) {
 #undef KBP_COLOR_MODE_CASE
+            // The palette's keys read only what an instance shares with its unit's others (the
+            // op's formats, family, compute, where, state): each unit's first instance is
+            // coloured and its fills given to the rest, so a million ops cost their units' few.
             exporters::ColorBy by = *palette_mode(mode);
-            std::vector<const schema::Node*> ops;
-            ops.reserve(nodes.size());
-            for (const auto& n : nodes) ops.push_back(&n);
-            exporters::Palette palette(by, ops);
+            exporters::Palette palette(by, first_instances_ops(doc));
             meaning_ = std::string(exporters::color_by_meaning(by));
-            std::map<std::string, Rgba> colors;
+            std::map<std::string, std::size_t> entry;
             for (const auto& s : palette.legend()) {
-                colors[s.key] = parse_hex(s.fill);
-                legend_.push_back({s.key, colors[s.key], s.ops});
+                entry[s.key] = legend_.size();
+                legend_.push_back({s.key, parse_hex(s.fill), 0});
             }
-            for (std::size_t i = 0; i < nodes.size(); ++i) fills_[i] = colors.count(palette.key(nodes[i])) ? colors[palette.key(nodes[i])] : fills_[i];
+            for (const auto& u : doc.units()) {
+                const auto& first = doc.instances()[static_cast<std::size_t>(u.instances.front())].nodes;
+                for (std::size_t k = 0; k < first.size(); ++k) {
+                    auto& e = legend_[entry.at(palette.key(nodes[static_cast<std::size_t>(first[k])]))];
+                    for (auto i : u.instances) fills_[static_cast<std::size_t>(doc.instances()[static_cast<std::size_t>(i)].nodes[k])] = e.fill;
+                    e.ops += static_cast<std::int64_t>(u.instances.size());
+                }
+            }
             if (mode == ColorMode::precision) meaning_ += "; glyph: weight | activation | output";
             break;
         }

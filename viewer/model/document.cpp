@@ -42,13 +42,17 @@ Node local_node(const Node& n, std::int64_t first_group) {
     auto& p = out.precision;
     if (p.weight) blank(*p.weight);
     if (p.activation) blank(*p.activation);
-    if (p.output) {
-        std::vector<schema::Format> output = p.output->vector();  // interned lists are rebuilt whole
+    // Interned lists are rebuilt whole, so only when they hold a number to blank (a million-op
+    // plan's layers compare with no list rebuilt).
+    if (p.output && std::any_of(p.output->begin(), p.output->end(), [](const schema::Format& f) { return f.id == schema::FormatId::fx32; })) {
+        std::vector<schema::Format> output = p.output->vector();
         for (auto& f : output) blank(f);
         p.output = schema::FormatList(output);
     }
     if (out.template_args)
         for (auto& a : *out.template_args) a.value.reset();
+    auto names_fx32 = [](std::string_view step) { return step.find("fx32/f") != std::string_view::npos; };
+    if (std::none_of(out.steps.begin(), out.steps.end(), [&](const schema::Sym& step) { return names_fx32(step.view()); })) return out;
     std::vector<schema::Sym> steps;
     for (const auto& step : out.steps) {  // steps name the formats they work in: "act fx32/f24" -> "act fx32/f"
         std::string s = step;
@@ -76,16 +80,21 @@ schema::Edge local_edge(const schema::Edge& e, const std::vector<std::int32_t>& 
     return out;
 }
 
-bool same_shape(const Blueprint& b, const Instance& x, const Instance& y, const std::vector<std::int32_t>& local_of) {
-    if (x.nodes.size() != y.nodes.size() || x.edges.size() != y.edges.size()) return false;
-    std::int64_t gx = b.nodes[static_cast<std::size_t>(x.nodes.front())].group, gy = b.nodes[static_cast<std::size_t>(y.nodes.front())].group;
-    for (std::size_t i = 0; i < x.nodes.size(); ++i)
-        if (!(local_node(b.nodes[static_cast<std::size_t>(x.nodes[i])], gx) == local_node(b.nodes[static_cast<std::size_t>(y.nodes[i])], gy)))
-            return false;
-    for (std::size_t i = 0; i < x.edges.size(); ++i)
-        if (!(local_edge(b.edges[static_cast<std::size_t>(x.edges[i])], local_of) == local_edge(b.edges[static_cast<std::size_t>(y.edges[i])], local_of)))
-            return false;
-    return true;
+// An instance in its local form: what two instances are compared by, made once per instance.
+struct LocalForm {
+    std::vector<Node> nodes;
+    std::vector<schema::Edge> edges;
+    bool operator==(const LocalForm&) const = default;
+};
+
+LocalForm local_form(const Blueprint& b, const Instance& x, const std::vector<std::int32_t>& local_of) {
+    LocalForm out;
+    std::int64_t first_group = b.nodes[static_cast<std::size_t>(x.nodes.front())].group;
+    out.nodes.reserve(x.nodes.size());
+    for (auto i : x.nodes) out.nodes.push_back(local_node(b.nodes[static_cast<std::size_t>(i)], first_group));
+    out.edges.reserve(x.edges.size());
+    for (auto e : x.edges) out.edges.push_back(local_edge(b.edges[static_cast<std::size_t>(e)], local_of));
+    return out;
 }
 
 }  // namespace
@@ -99,21 +108,63 @@ std::optional<FileStamp> stamp_of(const std::string& path) {
     return FileStamp{modified, size};
 }
 
-Document::Document(schema::Blueprint plan, std::string path) : plan_(std::move(plan)), path_(std::move(path)) { index(); }
+Document::Document(schema::Blueprint plan, std::string path) : plan_(std::move(plan)), path_(std::move(path)) { index_folded(); }
 
-void Document::index() {
+Document::Document(schema::Blueprint plan, std::string path, const std::function<void(const schema::Blueprint&)>& alongside)
+    : plan_(std::move(plan)), path_(std::move(path)) {
+    auto other = std::async(std::launch::async, [&] { alongside(plan_); });
+    index_folded();
+    other.get();
+}
+
+Document::~Document() {
+    if (background_.valid()) background_.wait();
+}
+
+void Document::complete_in_background() const {
+    std::call_once(background_once_, [this] {
+        started_ = true;
+        background_ = std::async(std::launch::async, [this] {
+            (void)flat();
+            progress_.store(500, std::memory_order_relaxed);
+            (void)cost();
+            progress_.store(1000, std::memory_order_relaxed);
+        });
+    });
+}
+
+void Document::work_out_cost() const {
+    auto report = planner::estimate_cost(plan_, {});
+    if (report) cost_ = std::move(*report);
+    else cost_error_ = report.error().text();
+    cost_done_ = true;
+}
+
+void Document::index_flat() const {
+    const Blueprint& b = plan_;
+    const std::size_t n = b.nodes.size();
+    FlatIndex& f = flat_;
+    f.in.assign(n, {});
+    f.out.assign(n, {});
+    for (std::size_t e = 0; e < b.edges.size(); ++e) {
+        const auto& edge = b.edges[e];
+        if (edge.from < 0 || edge.to < 0 || static_cast<std::size_t>(edge.from) >= n || static_cast<std::size_t>(edge.to) >= n) continue;
+        f.out[static_cast<std::size_t>(edge.from)].push_back(static_cast<std::int32_t>(e));
+        f.in[static_cast<std::size_t>(edge.to)].push_back(static_cast<std::int32_t>(e));
+        if ((e & 0xffff) == 0) progress_.store(static_cast<int>(300.0 * static_cast<double>(e) / static_cast<double>(b.edges.size())), std::memory_order_relaxed);
+    }
+    f.ids.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) f.ids.push_back({b.nodes[i].id, static_cast<std::int32_t>(i)});
+    progress_.store(400, std::memory_order_relaxed);
+    std::sort(f.ids.begin(), f.ids.end());
+    flat_done_ = true;
+}
+
+void Document::index_folded() {
     const Blueprint& b = plan_;
     const std::size_t n = b.nodes.size();
     instance_of_node_.assign(n, -1);
     local_of_node_.assign(n, -1);
-    in_.assign(n, {});
-    out_.assign(n, {});
-    for (std::size_t e = 0; e < b.edges.size(); ++e) {
-        const auto& edge = b.edges[e];
-        if (edge.from < 0 || edge.to < 0 || static_cast<std::size_t>(edge.from) >= n || static_cast<std::size_t>(edge.to) >= n) continue;
-        out_[static_cast<std::size_t>(edge.from)].push_back(static_cast<std::int32_t>(e));
-        in_[static_cast<std::size_t>(edge.to)].push_back(static_cast<std::int32_t>(e));
-    }
 
     // Runs of ops: one per layer, one per block outside the layers.
     std::vector<std::vector<std::int32_t>> runs;
@@ -140,6 +191,9 @@ void Document::index() {
 
     // Units: instances of the same name and shape share one (compared with the unit's first).
     std::map<std::string, std::vector<std::int32_t>> units_by_name;  // lookup only
+    std::map<std::int64_t, const std::string*> template_of_layer;      // the last layer of an index names it
+    for (const auto& l : b.layers) template_of_layer[l.index] = &l.template_name;
+    std::vector<LocalForm> unit_forms;  // each unit's first instance, local
     for (std::size_t r = 0; r < runs.size(); ++r) {
         Instance& inst = instances_[r];
         inst.nodes = std::move(runs[r]);
@@ -147,15 +201,19 @@ void Document::index() {
         inst.layer = first.layer;
         std::string name = first.block;
         if (first.layer) {
-            name = "layer " + std::to_string(*first.layer);
-            for (const auto& l : b.layers)
-                if (l.index == *first.layer) name = l.template_name;
+            auto t = template_of_layer.find(*first.layer);
+            if (t != template_of_layer.end()) {
+                name = *t->second;
+            } else {
+                name = "layer ";  // appended, not +: GCC 12 warns wrongly about the latter (-Wrestrict)
+                name += std::to_string(*first.layer);
+            }
         }
         auto& candidates = units_by_name[name];
         inst.unit = -1;
+        LocalForm form = local_form(b, inst, local_of_node_);
         for (auto u : candidates)
-            if (same_shape(b, instances_[static_cast<std::size_t>(units_[static_cast<std::size_t>(u)].instances.front())], inst, local_of_node_))
-                inst.unit = u;
+            if (unit_forms[static_cast<std::size_t>(u)] == form) inst.unit = u;
         if (inst.unit < 0) {
             Unit u;
             u.name = candidates.empty() ? name : name + " (variant " + std::to_string(candidates.size() + 1) + ")";
@@ -172,24 +230,22 @@ void Document::index() {
             inst.unit = static_cast<std::int32_t>(units_.size());
             candidates.push_back(inst.unit);
             units_.push_back(std::move(u));
+            unit_forms.push_back(std::move(form));
         }
         units_[static_cast<std::size_t>(inst.unit)].instances.push_back(static_cast<std::int32_t>(r));
     }
-
-    ids_.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) ids_.push_back({b.nodes[i].id, static_cast<std::int32_t>(i)});
-    std::sort(ids_.begin(), ids_.end());
 }
 
 std::int64_t Document::find_node(std::string_view id) const {
-    auto it = std::lower_bound(ids_.begin(), ids_.end(), id, [](const auto& p, std::string_view v) { return p.first < v; });
-    return it != ids_.end() && it->first == id ? it->second : -1;
+    const auto& ids = flat().ids;
+    auto it = std::lower_bound(ids.begin(), ids.end(), id, [](const auto& p, std::string_view v) { return p.first < v; });
+    return it != ids.end() && it->first == id ? it->second : -1;
 }
 
 std::string Document::unknown_node(std::string_view id) const {
     std::vector<std::string> ids;
-    ids.reserve(ids_.size());
-    for (const auto& [name, index] : ids_) ids.push_back(name);
+    ids.reserve(flat().ids.size());
+    for (const auto& [name, index] : flat().ids) ids.push_back(std::string(name));
     // "l99.attn.q" in a plan of 36 layers: a layer number is not a spelling to correct.
     return "no op '" + std::string(id) + "' in " + path_ + schema::layered_name_hint(id, ids, "ops", "the plan");
 }
@@ -200,11 +256,6 @@ std::int32_t Document::instance_of_layer(std::int64_t layer) const {
     return -1;
 }
 
-void Document::estimate_cost() {
-    auto report = planner::estimate_cost(plan_, {});
-    if (report) cost_ = std::move(*report);
-    else cost_error_ = report.error().text();
-}
 
 Loaded load_document(const std::string& path, std::size_t max_problems) {
     Loaded out;
@@ -215,22 +266,32 @@ Loaded load_document(const std::string& path, std::size_t max_problems) {
         out.failure = LoadFailure{path, text, {text}};
         return out;
     }
-    auto problems = schema::validate(*b, {.max_problems = max_problems});
-    if (!problems.empty()) {
+    // A plan with flat lists is validated while it is indexed (two cores: the first frame comes
+    // one of the two sooner); a collapsed-only one is validated before its flat lists are made.
+    schema::Diagnostics problems;
+    auto validate = [&](const schema::Blueprint& plan) { problems = schema::validate(plan, {.max_problems = max_problems}); };
+    auto invalid = [&] {
         LoadFailure f{path, path + ": invalid blueprint (" + std::to_string(problems.total()) + " problems)", {}};
         for (const auto& d : problems.items()) f.problems.push_back(path + ": " + d.pointer + ": " + d.message);
         if (problems.total() > problems.items().size())
             f.problems.push_back(path + ": ... and " + std::to_string(problems.total() - problems.items().size()) + " more");
         out.failure = std::move(f);
         return out;
+    };
+    std::shared_ptr<Document> doc;
+    if (b->collapsed_only) {
+        validate(*b);
+        if (!problems.empty()) return invalid();
+        if (auto s = exporters::ensure_flat(*b); !s) {
+            out.failure = LoadFailure{path, s.error().text(), {s.error().text()}};
+            return out;
+        }
+        doc = std::make_shared<Document>(std::move(*b), path);
+    } else {
+        doc = std::make_shared<Document>(std::move(*b), path, validate);
+        if (!problems.empty()) return invalid();
     }
-    if (auto s = exporters::ensure_flat(*b); !s) {
-        out.failure = LoadFailure{path, s.error().text(), {s.error().text()}};
-        return out;
-    }
-    auto doc = std::make_shared<Document>(std::move(*b), path);
     doc->stamp = stamp;
-    doc->estimate_cost();
     out.document = std::move(doc);
     return out;
 }

@@ -9,11 +9,22 @@
 // Loading reads, validates and indexes; it never throws for bad input: a file that cannot be read
 // or is invalid gives a LoadFailure with the validator's problems, which the viewer shows in a
 // panel while it keeps what was open.
+//
+// Indexing comes in two parts, so that a million-node plan's folded view shows as soon as the
+// file is read and checked (issue 30): the folded part (instances, units, the connectors between
+// rows), which the constructor builds, is all the folded view draws; the flat part (every op's
+// edges, the ids sorted for lookup) and the roofline cost are made on first use, or on a thread
+// once complete_in_background() asks (the view model asks after a plan's first frame). Their
+// accessors wait for them.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,8 +68,24 @@ std::optional<FileStamp> stamp_of(const std::string& path);
 
 class Document {
 public:
-    // Indexes `plan` (validated, with its flat lists). `name` is how the viewer names it.
+    // Indexes `plan` (validated, with its flat lists) for the folded view. `name` is how the
+    // viewer names it.
     Document(schema::Blueprint plan, std::string path);
+    // The same, running `alongside` on the plan on a second thread while indexing it (loading
+    // validates the plan so: the folded index guards what an invalid plan could break).
+    Document(schema::Blueprint plan, std::string path, const std::function<void(const schema::Blueprint&)>& alongside);
+    ~Document();
+    Document(const Document&) = delete;  // a thread may be indexing it
+    Document& operator=(const Document&) = delete;
+
+    // Indexes the flat lists and estimates the cost on a thread of its own (once).
+    void complete_in_background() const;
+    // The flat lists indexed and the cost estimated: nothing will wait.
+    bool complete() const { return flat_done_.load() && cost_done_.load(); }
+    // Its thread is still at work (the destructor would wait for it).
+    bool indexing() const { return started_.load() && !complete(); }
+    // How far the background part has come, 0 to 1.
+    double completion() const { return complete() ? 1.0 : progress_.load(std::memory_order_relaxed) / 1000.0; }
 
     const std::string& path() const { return path_; }
     const schema::Blueprint& plan() const { return plan_; }
@@ -69,8 +96,8 @@ public:
     std::int32_t local_of_node(std::size_t node) const { return local_of_node_[node]; }
     // Edges whose ends lie in two instances (a layer's out port to the next layer's in ports).
     const std::vector<std::int32_t>& crossing_edges() const { return crossing_; }
-    const std::vector<std::int32_t>& in_edges(std::size_t node) const { return in_[node]; }
-    const std::vector<std::int32_t>& out_edges(std::size_t node) const { return out_[node]; }
+    const std::vector<std::int32_t>& in_edges(std::size_t node) const { return flat().in[node]; }
+    const std::vector<std::int32_t>& out_edges(std::size_t node) const { return flat().out[node]; }
     // The node's index by id, or -1.
     std::int64_t find_node(std::string_view id) const;
     // Why `id` names no op: a layer the plan does not have ("the plan has 36 layers: l0..l35"),
@@ -80,9 +107,15 @@ public:
     std::int32_t instance_of_layer(std::int64_t layer) const;
 
     // The roofline cost on the plan's target, when the plan names one kbp knows.
-    const std::optional<planner::CostReport>& cost() const { return cost_; }
-    const std::string& cost_error() const { return cost_error_; }
-    void estimate_cost();
+    const std::optional<planner::CostReport>& cost() const {
+        std::call_once(cost_once_, [this] { work_out_cost(); });
+        return cost_;
+    }
+    const std::string& cost_error() const {
+        (void)cost();
+        return cost_error_;
+    }
+    void estimate_cost() const { (void)cost(); }  // now, rather than on first use
 
     std::optional<FileStamp> stamp;  // of the file when it was read
 
@@ -93,12 +126,29 @@ private:
     std::vector<Instance> instances_;
     std::vector<std::int32_t> instance_of_node_, local_of_node_;
     std::vector<std::int32_t> crossing_;
-    std::vector<std::vector<std::int32_t>> in_, out_;
-    std::vector<std::pair<std::string, std::int32_t>> ids_;  // sorted, for find_node
-    std::optional<planner::CostReport> cost_;
-    std::string cost_error_;
+    struct FlatIndex {
+        std::vector<std::vector<std::int32_t>> in, out;
+        std::vector<std::pair<std::string_view, std::int32_t>> ids;  // sorted, for find_node (views of the nodes' ids)
+    };
+    // Made once, on first use or by the background thread (call_once: a second caller waits).
+    mutable FlatIndex flat_;
+    mutable std::once_flag flat_once_;
+    mutable std::optional<planner::CostReport> cost_;
+    mutable std::string cost_error_;
+    mutable std::once_flag cost_once_;
+    mutable std::atomic<bool> flat_done_{false}, cost_done_{false};
+    mutable std::future<void> background_;
+    mutable std::once_flag background_once_;
+    mutable std::atomic<bool> started_{false};
+    mutable std::atomic<int> progress_{0};  // per mille: the flat lists up to 500, the cost to 1000
 
-    void index();
+    void index_folded();
+    void index_flat() const;
+    void work_out_cost() const;
+    const FlatIndex& flat() const {
+        std::call_once(flat_once_, [this] { index_flat(); });
+        return flat_;
+    }
 };
 
 struct LoadFailure {

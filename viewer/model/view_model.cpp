@@ -28,19 +28,34 @@ ViewModel::~ViewModel() {
 
 // ---- files -------------------------------------------------------------------------------------
 
-void ViewModel::open(const std::string& path, int side) {
+PendingLoad start_loading(const std::string& path, std::function<void()> wake) {
+    PendingLoad load{path, std::chrono::steady_clock::now(), {}, {}};
+    // The result is handed over before the window is woken, so that the woken frame finds it.
+    auto done = std::make_shared<std::promise<Loaded>>();
+    load.result = done->get_future();
+    load.thread = std::async(std::launch::async, [path, done, wake = std::move(wake)] {
+        done->set_value(load_document(path));
+        if (wake) wake();
+    });
+    return load;
+}
+
+void ViewModel::open(const std::string& path, int side) { open(start_loading(path, wake_), side); }
+
+void ViewModel::open(PendingLoad load, int side) {
     if (side == 1 && !sides_[0].doc && !sides_[0].pending.valid()) side = 0;
     Side& s = sides_[side];
     if (s.pending.valid()) s.pending.wait();
-    s.pending_path = path;
-    s.load_started = std::chrono::steady_clock::now();
-    s.pending = std::async(std::launch::async, [path] { return load_document(path); });
+    s.pending_path = std::move(load.path);
+    s.load_started = load.started;
+    s.pending = std::move(load.result);
+    s.loader = std::move(load.thread);
 }
 
 void ViewModel::open_plan(schema::Blueprint plan, const std::string& name, int side) {
     auto t0 = std::chrono::steady_clock::now();
     auto doc = std::make_shared<Document>(std::move(plan), name);
-    doc->estimate_cost();
+
     sides_[side].load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     adopt(side, std::move(doc));
 }
@@ -49,6 +64,7 @@ void ViewModel::close_second() {
     Side& s = sides_[1];
     if (s.pending.valid()) s.pending.wait();
     if (s.doc) layouts_.cancel(s.generation);
+    retire(std::move(s.doc));
     s = Side{};
     if (shown_ == 1) shown_ = 0;
     diff_.reset();
@@ -76,7 +92,23 @@ void ViewModel::reload_changed() {
 
 bool ViewModel::loading() const { return sides_[0].pending.valid() || sides_[1].pending.valid(); }
 
-bool ViewModel::busy() const { return loading() || !layouts_.idle() || why_pending_.valid(); }
+void ViewModel::retire(std::shared_ptr<const Document> doc) {
+    // A plan replaced while its thread still indexes it would block this thread until done (its
+    // destructor waits): it is kept until the thread has finished, then dropped.
+    if (doc && doc.use_count() == 1 && doc->indexing()) retiring_.push_back(std::move(doc));
+}
+
+bool ViewModel::arrived() const { return ready(sides_[0].pending) || ready(sides_[1].pending); }
+
+bool ViewModel::completing() const {
+    for (const auto& s : sides_)
+        if (s.doc && !s.doc->complete()) return true;
+    return false;
+}
+
+double ViewModel::completion(int side) const { return sides_[side].doc ? sides_[side].doc->completion() : 0.0; }
+
+bool ViewModel::busy() const { return loading() || completing() || !layouts_.idle() || why_pending_.valid(); }
 
 const Document* ViewModel::document(int side) const { return sides_[side].doc.get(); }
 
@@ -111,8 +143,10 @@ void ViewModel::adopt(int side, std::shared_ptr<const Document> doc) {
         selected_id = s.doc->plan().nodes[static_cast<std::size_t>(selection_.index)].id;
     if (s.doc) layouts_.cancel(s.generation);
 
+    retire(std::move(s.doc));
     s.doc = std::move(doc);
     s.generation = next_generation_++;
+    s.adopted_at_frame = frames_;
     s.heatmap.reset();
     s.budget.reset();
     s.units.clear();
@@ -152,6 +186,9 @@ void ViewModel::update() {
         if (loaded.failure) errors_.push_back({std::move(*loaded.failure), false});
         else adopt(side, std::move(loaded.document));
     }
+    for (const auto& s : sides_)
+        if (s.doc && frames_ > s.adopted_at_frame) s.doc->complete_in_background();
+    std::erase_if(retiring_, [](const auto& d) { return !d->indexing(); });
     bool changed[2] = {false, false};
     for (auto& done : layouts_.take()) {
         for (int side = 0; side < 2; ++side) {
@@ -181,7 +218,9 @@ bool ViewModel::settle(double seconds) {
     while (std::chrono::steady_clock::now() < until) {
         update();
         bool why_busy = why_pending_.valid();
-        if (!loading() && layouts_.idle() && !why_busy) return true;
+        for (const auto& s : sides_)
+            if (s.doc) s.doc->complete_in_background();
+        if (!loading() && !completing() && layouts_.idle() && !why_busy) return true;
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     return false;
@@ -207,6 +246,7 @@ FrameContext ViewModel::context(int side, const Box& viewport) const {
 FrameStats ViewModel::frame(const Box& viewport, DrawList& out) {
     out.clear();
     viewport_ = viewport;
+    ++frames_;
     if (side_by_side()) return frame_side_by_side(out);
     Side& s = shown();
     if (!s.doc || !s.scene) return {};

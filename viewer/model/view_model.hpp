@@ -2,12 +2,15 @@
 // layouts, folds, cameras, colouring, selection, find results, diff and panels' data. The window
 // (viewer/app) draws what this says and forwards input as calls; tests drive it the same way.
 //
-// Threads: plans load on a worker (std::async) and are taken by update(); layouts run on the
+// Threads: plans load on a worker (std::async) and are taken by update() as soon as their folded
+// view can be drawn, their flat lists and cost following on a thread of the Document's; layouts run on the
 // LayoutService's thread; `kbp why` answers on another worker. Everything here is otherwise
 // touched by the UI thread only.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -38,6 +41,16 @@ struct Selection {
     bool operator==(const Selection&) const = default;
 };
 
+// A plan being read on a thread of its own.
+struct PendingLoad {
+    std::string path;
+    std::chrono::steady_clock::time_point started;
+    std::future<Loaded> result;
+    std::future<void> thread;
+};
+// Starts reading `path`; `wake` is called on that thread once the result can be taken.
+PendingLoad start_loading(const std::string& path, std::function<void()> wake = {});
+
 class ViewModel {
 public:
     ViewModel(LayoutEngine engine, TextMetrics metrics);
@@ -49,6 +62,10 @@ public:
     // Starts loading `path` as plan a (side 0) or b (side 1, to compare with a). What was open
     // stays until the new file has loaded; a file that fails keeps it and adds an error.
     void open(const std::string& path, int side = 0);
+    // The same with a load started elsewhere (kbp-view reads its plans while its window opens).
+    void open(PendingLoad load, int side = 0);
+    // Called on the loading thread when a plan has loaded (the window: to stop waiting for input).
+    void set_wake(std::function<void()> wake) { wake_ = std::move(wake); }
     // Opens a plan already in memory (benchmarks: a synthetic plan), at once.
     void open_plan(schema::Blueprint plan, const std::string& name, int side = 0);
     void close_second();
@@ -57,7 +74,15 @@ public:
     // Reloads the files that changed on disk since they were read.
     void reload_changed();
     bool loading() const;
-    // Something is still on its way: a load, a layout or a `kbp why` answer.
+    // A load has finished and waits for update() to take it.
+    bool arrived() const;
+    // An open plan's flat lists or cost are still being indexed (its folded view is drawn
+    // meanwhile; what needs them waits): completion() says how far, 0 to 1. They are made on a
+    // thread once a frame has been built after the plan came (so not at the first frame's
+    // cost), or at settle().
+    bool completing() const;
+    double completion(int side) const;
+    // Something is still on its way: a load, the rest of one, a layout or a `kbp why` answer.
     bool busy() const;
     const Document* document(int side) const;
     int shown_side() const { return shown_; }
@@ -160,18 +185,23 @@ private:
         Camera camera;
         bool auto_fit = true;
         std::future<Loaded> pending;
+        std::future<void> loader;  // the thread that fulfils `pending`
         std::string pending_path;
         std::optional<Heatmap> heatmap;
         std::optional<Budget> budget;
         double load_ms = 0;
         std::chrono::steady_clock::time_point load_started;
+        std::uint64_t adopted_at_frame = 0;  // frames_ when doc came
     };
 
+    std::function<void()> wake_;
+    std::vector<std::shared_ptr<const Document>> retiring_;  // replaced, still being indexed
     LayoutService layouts_;
     TextMetrics metrics_;
     Side sides_[2];
     int shown_ = 0;
     std::uint64_t next_generation_ = 1;
+    std::uint64_t frames_ = 0;  // frames built
     ColorMode color_ = ColorMode::precision;
     bool color_chosen_ = false;  // the user picked a mode: a new diff does not switch to diff
     bool side_by_side_ = false;
@@ -194,6 +224,7 @@ private:
     Side& shown() { return sides_[shown_]; }
     const Side& shown() const { return sides_[shown_]; }
     void adopt(int side, std::shared_ptr<const Document> doc);
+    void retire(std::shared_ptr<const Document> doc);
     void rebuild_scene(int side);
     // What a side's columns are made for: its pane and the row titles' metrics.
     Flow flow_for(int side) const;
