@@ -119,7 +119,7 @@ Status record_mtp(const Catalog& catalog, Ir& ir, schema::Blueprint& b) {
     if (mtp.config_field.empty()) {
         // Not in the config: the symbol's default counts them (Qwen3-Next's config has no
         // num_nextn_predict_layers, and vLLM's Qwen3NextMTP then runs one layer).
-        const Json& symbol = ir.architecture->json["symbols"].value(count, Json());
+        const Json symbol = ir.architecture->json.value("symbols", Json::object()).value(count, Json());
         const Json from = symbol.is_object() ? symbol.value("from", Json()) : Json();
         mtp.config_field = from.is_string() ? from.get<std::string>() + " absent, the default" : count;
     }

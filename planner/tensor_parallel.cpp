@@ -24,13 +24,16 @@ void TensorSplit::split(const std::string& name, const std::string& field, std::
     if (tp_ <= 1) return;
     // A symbol the architecture says the devices split (its "split"), whatever it is read from.
     if (ir_.architecture) {
-        const Json& symbol = ir_.architecture->json["symbols"].value(name, Json());
-        if (symbol.is_object() && symbol.contains("split")) {
+        const Json& arch = ir_.architecture->json;
+        const Json* spec = nullptr;
+        if (auto symbols = arch.find("symbols"); symbols != arch.end() && symbols->is_object())
+            if (auto found = symbols->find(name); found != symbols->end() && found->is_object()) spec = &*found;
+        if (spec && spec->contains("split")) {
             if (value % tp_ == 0) {
                 value /= tp_;
             } else if (!refused_) {
                 refused_ = make_error(ErrorCode::invalid_input, ir_.architecture->origin + ": /symbols/" + name,
-                                      std::to_string(value) + " " + symbol["split"].get<std::string>() + " do" + (value == 1 ? "es" : "") +
+                                      std::to_string(value) + " " + spec->at("split").get<std::string>() + " do" + (value == 1 ? "es" : "") +
                                           " not split over " + std::to_string(tp_) + " devices (--tp " + std::to_string(tp_) + ")");
                 refused_rank_ = static_cast<int>(fields_.size());  // a field the devices do not divide is still reported first
             }
