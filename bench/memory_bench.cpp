@@ -9,9 +9,7 @@
 // compares each size's bytes per node with the smallest's.
 //
 // usage: kbp-memory-bench [PLAN] [--max-nodes N]      (default: the seed, 1,000,000)
-#include <spawn.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -22,12 +20,12 @@
 #include <string>
 #include <vector>
 
+#include "bench/child_process.hpp"
 #include "schema/file_io.hpp"
 #include "schema/reader.hpp"
 #include "schema/synthetic.hpp"
 #include "schema/writer.hpp"
 
-extern char** environ;
 
 namespace {
 
@@ -66,32 +64,8 @@ struct ChildFigures {
 };
 
 bool run_child(const std::string& self, const std::string& file, ChildFigures& f) {
-    int fds[2];
-    if (pipe(fds) != 0) return false;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-    posix_spawn_file_actions_addclose(&actions, fds[0]);
-    std::vector<std::string> args{self, "--load", file};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    int rc = posix_spawn(&pid, self.c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    close(fds[1]);
-    if (rc != 0) {
-        close(fds[0]);
-        return false;
-    }
-    std::string out;
-    char buf[256];
-    for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return false;
-    return std::sscanf(out.c_str(), "%lld %lld %lld %lld", &f.nodes, &f.before, &f.after, &f.peak) == 4;
+    const auto out = kbp::bench::run_capturing_stdout(self, {"--load", file});
+    return out && std::sscanf(out->c_str(), "%lld %lld %lld %lld", &f.nodes, &f.before, &f.after, &f.peak) == 4;
 }
 
 }  // namespace

@@ -12,10 +12,6 @@
 //
 // usage: kbp-view-load-bench [PLAN] [--nodes N | --layers L] [--runs R] [--write FILE]
 //        (--layers 1035: the 40,350-op plan of the viewer's other benchmarks and tests)
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -26,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/child_process.hpp"
 #include "schema/file_io.hpp"
 #include "schema/memory.hpp"
 #include "schema/reader.hpp"
@@ -34,7 +31,6 @@
 #include "schema/writer.hpp"
 #include "viewer/model/view_model.hpp"
 
-extern char** environ;
 
 namespace {
 
@@ -70,33 +66,9 @@ int view_child(const char* file, Clock::time_point t0) {
     return 0;
 }
 
-// Runs this program with `args`; what it printed.
+// Runs this program with `args`; what it printed ("" when it failed).
 std::string run_child(const std::string& self, const std::vector<std::string>& args) {
-    int fds[2];
-    if (pipe(fds) != 0) return "";
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-    posix_spawn_file_actions_addclose(&actions, fds[0]);
-    std::vector<std::string> all{self};
-    all.insert(all.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : all) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    int rc = posix_spawn(&pid, self.c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    close(fds[1]);
-    std::string out;
-    if (rc == 0) {
-        char buf[256];
-        for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
-        int status = 0;
-        waitpid(pid, &status, 0);
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) out.clear();
-    }
-    close(fds[0]);
-    return out;
+    return bench::run_capturing_stdout(self, args).value_or("");
 }
 
 double median(std::vector<double> v) {

@@ -56,6 +56,18 @@ double best_fixed_cost(const std::vector<double>& steps, const std::vector<doubl
     return den > 0 ? std::max(0.0, num / den) : 0.0;
 }
 
+// The squared relative error of `steps` with `launch` added per kernel launch and `sync` per
+// collective.
+double loss_with(const std::vector<double>& steps, const std::vector<double>& launches, double launch, const std::vector<double>& collectives,
+                 double sync, const std::vector<const Costed*>& rows) {
+    double sum = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const double e = (steps[i] + launch * launches[i] + sync * collectives[i]) / rows[i]->measured_step_us - 1.0;
+        sum += e * e;
+    }
+    return sum;
+}
+
 // The two fixed costs, a cost per kernel launch and one per collective, that least-square the
 // relative error together (the 2 x 2 normal equations of the weighted residuals), each at least
 // 0: where the pair would take one below 0, the better of the two alone.
@@ -75,16 +87,10 @@ std::pair<double, double> best_launch_and_sync(const std::vector<double>& steps,
         const double launch = (lr * cc - cr * lc) / det, sync = (cr * ll - lr * lc) / det;
         if (launch >= 0 && sync >= 0) return {launch, sync};
     }
-    auto loss = [&](double launch, double sync) {
-        double sum = 0;
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            const double e = (steps[i] + launch * launches[i] + sync * collectives[i]) / rows[i]->measured_step_us - 1.0;
-            sum += e * e;
-        }
-        return sum;
-    };
     const double launch_alone = best_fixed_cost(steps, launches, rows), sync_alone = best_fixed_cost(steps, collectives, rows);
-    return loss(launch_alone, 0) <= loss(0, sync_alone) ? std::pair{launch_alone, 0.0} : std::pair{0.0, sync_alone};
+    return loss_with(steps, launches, launch_alone, collectives, 0, rows) <= loss_with(steps, launches, 0, collectives, sync_alone, rows)
+               ? std::pair{launch_alone, 0.0}
+               : std::pair{0.0, sync_alone};
 }
 
 // Whether a third figure, a cost per collective, can be told apart on `rows`: at least two rows
@@ -162,12 +168,7 @@ Calibration search_efficiency(const std::vector<const Costed*>& rows, const Cali
                 auto [with_sync, sync] = best_launch_and_sync(unsynced_steps, launches, collectives, rows);
                 with_sync = std::round(with_sync * 100.0) / 100.0;
                 sync = std::round(sync * 100.0) / 100.0;
-                double sync_loss = 0;
-                for (std::size_t i = 0; i < rows.size(); ++i) {
-                    const double e = (unsynced_steps[i] + with_sync * launches[i] + sync * collectives[i]) / rows[i]->measured_step_us - 1.0;
-                    sync_loss += e * e;
-                }
-                if (sync_loss < loss - 1e-12) {
+                if (const double sync_loss = loss_with(unsynced_steps, launches, with_sync, collectives, sync, rows); sync_loss < loss - 1e-12) {
                     candidate.launch_overhead_us = with_sync;
                     candidate.all_reduce_us = sync;
                     overhead = 0;

@@ -86,8 +86,8 @@ Status resolve_symbols(Ir& ir) {
     // and a list whose entries differ is refused at the first that differs.
     Json flattened;
     std::vector<std::pair<std::string, std::size_t>> list_fields;  // checked against the layer count below
-    const Json symbol_specs = arch.value("symbols", Json::object());
-    for (const auto& [name, spec] : symbol_specs.items()) {
+    const Json symbols = arch.value("symbols", Json::object());
+    for (const auto& [name, spec] : symbols.items()) {
         if (!spec.is_object() || spec.value("list", std::string()) != "equal") continue;
         const Json& from = spec.value("from", Json());
         std::vector<std::string> fields;
@@ -120,7 +120,6 @@ Status resolve_symbols(Ir& ir) {
     const Json limits = arch.value("limits", Json::object());
     std::map<std::string, std::string> field_of;  // symbol -> the config field it came from
 
-    const Json symbols = arch.value("symbols", Json::object());
     TensorSplit tensor_split(ir);  // --tp N: per-device heads and widths
     for (const auto& [name, spec] : symbols.items()) {
         const std::string where = origin + ": /symbols/" + name;
@@ -243,7 +242,7 @@ Status resolve_symbols(Ir& ir) {
             if (field_of.count(name)) return bad_config(ir, field_of[name], what);
             return ir.config_error({name}, "symbol '" + name + "' = " + what, *value < lo);
         }
-        tensor_split.split(name, field_of.count(name) ? field_of[name] : std::string(), *value);
+        tensor_split.split(name, spec, field_of.count(name) ? field_of[name] : std::string(), *value);
         ir.symbols.push_back({name, *value});
     }
     if (auto s = tensor_split.status(); !s) return s;

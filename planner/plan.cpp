@@ -119,9 +119,11 @@ Status record_mtp(const Catalog& catalog, Ir& ir, schema::Blueprint& b) {
     if (mtp.config_field.empty()) {
         // Not in the config: the symbol's default counts them (Qwen3-Next's config has no
         // num_nextn_predict_layers, and vLLM's Qwen3NextMTP then runs one layer).
-        const Json symbol = ir.architecture->json.value("symbols", Json::object()).value(count, Json());
-        const Json from = symbol.is_object() ? symbol.value("from", Json()) : Json();
-        mtp.config_field = from.is_string() ? from.get<std::string>() + " absent, the default" : count;
+        const Json* from = nullptr;
+        if (auto symbols = ir.architecture->json.find("symbols"); symbols != ir.architecture->json.end())
+            if (auto symbol = symbols->find(count); symbol != symbols->end() && symbol->is_object())
+                if (auto f = symbol->find("from"); f != symbol->end() && f->is_string()) from = &*f;
+        mtp.config_field = from ? from->get<std::string>() + " absent, the default" : count;
     }
     // Every MTP layer is alike: the draft step plans the first, its layer nodes its own weights.
     mtp.parameters = *layers * (draft ? mine : theirs).layer_parameters;

@@ -20,25 +20,22 @@ TensorSplit::TensorSplit(const Ir& ir) : ir_(ir), tp_(ir.request.tp) {
     }
 }
 
-void TensorSplit::split(const std::string& name, const std::string& field, std::int64_t& value) {
+std::string TensorSplit::not_divided(std::int64_t value, const std::string& what) const {
+    return std::to_string(value) + " " + what + " do" + (value == 1 ? "es" : "") + " not split over " + std::to_string(tp_) + " devices (--tp " +
+           std::to_string(tp_) + ")";
+}
+
+void TensorSplit::split(const std::string& name, const nlohmann::ordered_json& spec, const std::string& field, std::int64_t& value) {
     if (tp_ <= 1) return;
     // A symbol the architecture says the devices split (its "split"), whatever it is read from.
-    if (ir_.architecture) {
-        const Json& arch = ir_.architecture->json;
-        const Json* spec = nullptr;
-        if (auto symbols = arch.find("symbols"); symbols != arch.end() && symbols->is_object())
-            if (auto found = symbols->find(name); found != symbols->end() && found->is_object()) spec = &*found;
-        if (spec && spec->contains("split")) {
-            if (value % tp_ == 0) {
-                value /= tp_;
-            } else if (!refused_) {
-                refused_ = make_error(ErrorCode::invalid_input, ir_.architecture->origin + ": /symbols/" + name,
-                                      std::to_string(value) + " " + spec->at("split").get<std::string>() + " do" + (value == 1 ? "es" : "") +
-                                          " not split over " + std::to_string(tp_) + " devices (--tp " + std::to_string(tp_) + ")");
-                refused_rank_ = static_cast<int>(fields_.size());  // a field the devices do not divide is still reported first
-            }
-            return;
+    if (spec.is_object() && spec.contains("split")) {
+        if (value % tp_ == 0) {
+            value /= tp_;
+        } else if (!refused_) {
+            refused_ = make_error(ErrorCode::invalid_input, ir_.architecture->origin + ": /symbols/" + name, not_divided(value, spec.at("split").get<std::string>()));
+            refused_rank_ = static_cast<int>(fields_.size());  // a field the devices do not divide is still reported first
         }
+        return;
     }
     if (field.empty()) return;
     if (field == vocab_field_) {
@@ -57,9 +54,7 @@ void TensorSplit::split(const std::string& name, const std::string& field, std::
             value = 1;
         } else if (static_cast<int>(rank) < refused_rank_) {
             refused_rank_ = static_cast<int>(rank);
-            refused_ = make_error(ErrorCode::invalid_input, ir_.config_at(field),
-                                  std::to_string(value) + " " + fields_[rank].what + " do" + (value == 1 ? "es" : "") +
-                                      " not split over " + std::to_string(tp_) + " devices (--tp " + std::to_string(tp_) + ")");
+            refused_ = make_error(ErrorCode::invalid_input, ir_.config_at(field), not_divided(value, fields_[rank].what));
         }
         return;
     }

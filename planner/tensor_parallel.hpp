@@ -22,6 +22,8 @@
 #include <vector>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "schema/blueprint.hpp"
 #include "schema/result.hpp"
 
@@ -34,9 +36,9 @@ struct Ir;
 class TensorSplit {
 public:
     explicit TensorSplit(const Ir& ir);
-    // `value` of symbol `name`, read from config field `field` ("" when read from an expression),
-    // becomes one device's share.
-    void split(const std::string& name, const std::string& field, std::int64_t& value);
+    // `value` of symbol `name` (its architecture entry `spec`), read from config field `field`
+    // ("" when read from an expression), becomes one device's share.
+    void split(const std::string& name, const nlohmann::ordered_json& spec, const std::string& field, std::int64_t& value);
     // The refusal, if a field did not divide.
     Status status() const;
     // Copies of each kv head over the devices: tp / kv_heads when tp is a multiple of the kv
@@ -44,6 +46,8 @@ public:
     std::int64_t kv_head_replicas() const { return kv_head_replicas_; }
 
 private:
+    // "8 kv heads do not split over 3 devices (--tp 3)"
+    std::string not_divided(std::int64_t value, const std::string& what) const;
     struct SplitField {
         std::string field, what;  // "num_key_value_heads", "kv heads" (as a refusal names it)
         bool replicate = false;   // fewer than the devices: one per device, duplicated
