@@ -299,15 +299,22 @@ Status own_point(const Ir& ir, const Json& spec, const std::string& where, IrNod
 
 }  // namespace
 
-Result<std::int64_t> mtp_count(const Ir& ir) {
+// The count an architecture member gives (`mtp`, `mtp_not_laid_out`): 0 when it has none.
+Result<std::int64_t> member_count(const Ir& ir, const char* member, const char* what) {
     const Json& arch = ir.architecture->json;
-    auto mtp = arch.find("mtp");
-    if (mtp == arch.end()) return std::int64_t{0};
-    const std::string expr = mtp->at("count").get<std::string>();
+    auto m = arch.find(member);
+    if (m == arch.end()) return std::int64_t{0};
+    const std::string expr = m->at("count").get<std::string>();
     auto v = eval_expr(expr, [&](std::string_view name) { return ir.symbol(name); });
-    if (!v) return ir.config_error({expr}, "multi-token-prediction layers: " + v.error().message, true);
-    if (*v < 0 || *v > max_layers) return ir.config_error({expr}, std::to_string(*v) + " multi-token-prediction layers", *v < 0);
+    if (!v) return ir.config_error({expr}, std::string(what) + ": " + v.error().message, true);
+    if (*v < 0 || *v > max_layers) return ir.config_error({expr}, std::to_string(*v) + " " + what, *v < 0);
     return *v;
+}
+
+Result<std::int64_t> mtp_count(const Ir& ir) { return member_count(ir, "mtp", "multi-token-prediction layers"); }
+
+Result<std::int64_t> mtp_modules_not_laid_out(const Ir& ir) {
+    return member_count(ir, "mtp_not_laid_out", "multi-token-prediction modules");
 }
 
 Status expand_layers(Ir& ir) {

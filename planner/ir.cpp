@@ -94,9 +94,9 @@ std::string Ir::module_name(std::string name) const {
     return name;
 }
 
-Error Ir::config_error(const std::vector<std::string>& names, const std::string& message, bool smallest) const {
+std::vector<std::string> Ir::fields_of(const std::vector<std::string>& expressions) const {
     std::vector<std::string> fields;
-    for (const auto& text : names) {
+    for (const auto& text : expressions) {
         auto symbols = expr_names(text);
         if (!symbols) continue;
         for (const auto& s : *symbols)
@@ -104,6 +104,11 @@ Error Ir::config_error(const std::vector<std::string>& names, const std::string&
                 for (const auto& f : it->second)
                     if (std::find(fields.begin(), fields.end(), f) == fields.end()) fields.push_back(f);
     }
+    return fields;
+}
+
+Error Ir::config_error(const std::vector<std::string>& names, const std::string& message, bool smallest) const {
+    const std::vector<std::string> fields = fields_of(names);
     const Json& cfg = config->json;
     std::string best;
     long double best_value = 0;

@@ -162,6 +162,8 @@ struct Ir {
     // An error at the config field behind `names` (symbols, or expressions over them) that made a
     // size go wrong: the one of largest magnitude (a size too large), or with `smallest` the one
     // nearest zero or below it (a division by zero, a negative size).
+    // The config fields the symbols of these expressions read, each once, in order.
+    std::vector<std::string> fields_of(const std::vector<std::string>& expressions) const;
     Error config_error(const std::vector<std::string>& names, const std::string& message, bool smallest = false) const;
 };
 

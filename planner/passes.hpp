@@ -12,6 +12,9 @@ Status resolve_inputs(Ir& ir, Catalog& catalog);
 Status expand_layers(Ir& ir);
 // The model's multi-token-prediction layers (the architecture's mtp.count; 0 without an `mtp`).
 Result<std::int64_t> mtp_count(const Ir& ir);
+// The MTP modules a checkpoint declares but kbp cannot lay out (the architecture's
+// mtp_not_laid_out.count; 0 without one): the draft arm then plans the whole model.
+Result<std::int64_t> mtp_modules_not_laid_out(const Ir& ir);
 Status assign_precision(Ir& ir);
 Status insert_smoothing(Ir& ir);
 Status insert_quant(Ir& ir);

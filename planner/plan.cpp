@@ -92,11 +92,30 @@ Status same_inputs(const std::vector<const DataFile*>& read, std::span<const sch
 // quantization_config names modules of the target that the draft step lacks (and the reverse),
 // so the other plan takes the recipe this one resolved. Should it fail all the same, the plan
 // says so in a warning and records no `mtp`, rather than refusing a plan that is whole.
+std::string comma_joined(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+    return out;
+}
+
 Status record_mtp(const Catalog& catalog, Ir& ir, schema::Blueprint& b) {
     auto layers = mtp_count(ir);
     if (!layers) return layers.error();
-    if (*layers == 0) return Ok{};
     const bool draft = ir.request.arm == "draft";
+    if (*layers == 0) {
+        // Modules the checkpoint has but no engine's code lays out: a draft plan of the whole
+        // model is what a user gets, and must not pass for the MTP draft step.
+        auto unlaid = mtp_modules_not_laid_out(ir);
+        if (!unlaid) return unlaid.error();
+        if (draft && *unlaid > 0) {
+            const Json& m = ir.architecture->json["mtp_not_laid_out"];
+            ir.warnings.push_back(ir.architecture->origin + ": /mtp_not_laid_out: the config declares " + std::to_string(*unlaid) +
+                                  " multi-token-prediction modules (" + comma_joined(ir.fields_of({m["count"].get<std::string>()})) +
+                                  ") that kbp does not lay out: " + m["why"].get<std::string>() +
+                                  "; the draft arm plans the whole model at one row, as a separate draft model would run");
+        }
+        return Ok{};
+    }
     PlanRequest other = ir.request;
     other.arm = draft ? "decode" : "draft";
     other.rows = 1;
@@ -114,8 +133,7 @@ Status record_mtp(const Catalog& catalog, Ir& ir, schema::Blueprint& b) {
     mtp.layers = *layers;
     // The config fields behind the count ("num_nextn_predict_layers").
     const std::string count = ir.architecture->json["mtp"]["count"].get<std::string>();
-    if (auto f = ir.symbol_fields.find(count); f != ir.symbol_fields.end())
-        for (const auto& field : f->second) mtp.config_field += (mtp.config_field.empty() ? "" : ", ") + field;
+    mtp.config_field = comma_joined(ir.fields_of({count}));
     if (mtp.config_field.empty()) {
         // Not in the config: the symbol's default counts them (Qwen3-Next's config has no
         // num_nextn_predict_layers, and vLLM's Qwen3NextMTP then runs one layer).

@@ -113,6 +113,32 @@ TEST_CASE("mtp: a model without MTP layers records none and its draft arm plans 
     }
 }
 
+TEST_CASE("mtp: MiniMax-M2's MTP modules, which no engine lays out, make its draft arm say it plans the whole model", "[mtp]") {
+    auto warnings_of = [](const std::string& config, const std::string& arm) {
+        kbp::planner::PlanRequest r;
+        r.config_path = config;
+        r.arm = arm;
+        auto p = kbp::planner::make_plan(r);
+        REQUIRE(p.ok());
+        std::string all;
+        for (const auto& w : p->warnings) all += w + "\n";
+        CHECK_FALSE(p->blueprint.mtp);
+        return all;
+    };
+    const std::string draft = warnings_of(sample("minimax-m2"), "draft");
+    CHECK(draft.find("/mtp_not_laid_out: the config declares 3 multi-token-prediction modules (use_mtp, num_mtp_modules)") != std::string::npos);
+    CHECK(draft.find("the draft arm plans the whole model") != std::string::npos);
+    // Only the draft arm is what a user could take for the MTP step.
+    CHECK(warnings_of(sample("minimax-m2"), "decode").find("mtp_not_laid_out") == std::string::npos);
+    // use_mtp false: the modules are not used, and nothing is said.
+    kbp::test::TempDir dir;
+    OJson cfg = OJson::parse(kbp::test::slurp(sample("minimax-m2")));
+    cfg["use_mtp"] = false;
+    const std::string path = dir.path() + "/config.json";
+    kbp::test::spit(path, cfg.dump());
+    CHECK(warnings_of(path, "draft").find("mtp_not_laid_out") == std::string::npos);
+}
+
 TEST_CASE("mtp: an MTP count that cannot be is refused at the config field", "[mtp]") {
     kbp::test::TempDir dir;
     OJson cfg = OJson::parse(kbp::test::slurp(sample("deepseek-v3")));
