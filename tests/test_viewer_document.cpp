@@ -253,3 +253,28 @@ TEST_CASE("viewer document: a big plan whose flat lists turn out invalid is drop
     for (const auto& p : m->errors()[0].failure.problems) names_node |= p.find("/nodes/") != std::string::npos;
     CHECK(names_node);
 }
+
+TEST_CASE("viewer document: a big plan whose valid flat lists are not its templates' expansion is replaced by them", "[viewer][document]") {
+    test::TempDir dir;
+    const std::string path = dir.file("extra.json");
+    // A member kbp does not know, on one flat op: kept by the reader, no template carries it.
+    write_relaid(path, 12, [](schema::Blueprint& b) { b.nodes[40].extras.emplace_back("x_note", schema::JsonValue("kept")); });
+    auto m = test::view_model();
+    const Document* first = open_lists_after(*m, path);
+    CHECK(first->plan().nodes[40].extras.empty());  // drawn from the expansion
+    viewer::DrawList d;
+    CHECK(m->frame(test::screen, d).rows > 0);
+    REQUIRE(m->select_id(first->plan().nodes[40].id));
+    const std::string selected = first->plan().nodes[40].id;
+    REQUIRE(m->settle());
+    CHECK(m->errors().empty());
+    const Document* now = m->document(0);
+    REQUIRE(now);
+    CHECK(now != first);
+    CHECK(now->lists_read());
+    REQUIRE(now->plan().nodes[40].extras.size() == 1);
+    CHECK(now->plan().nodes[40].extras[0].first == "x_note");
+    // As on a reload: the selection is kept by id.
+    REQUIRE(m->selection().kind == viewer::SelectionKind::node);
+    CHECK(now->plan().nodes[static_cast<std::size_t>(m->selection().index)].id == selected);
+}
