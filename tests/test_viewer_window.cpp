@@ -15,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "schema/file_io.hpp"
+#include "schema/writer.hpp"
 #include "support.hpp"
 #include "viewer/model/geometry.hpp"
 
@@ -102,6 +104,26 @@ TEST_CASE("viewer window: the seed, folded, with its legend's colours on screen"
         CHECK(r.image.count(viewer::parse_hex(e["color"].get<std::string>())) > 100);
     }
     CHECK(r.image.count(viewer::parse_hex("#6a3d9a")) > 50);  // folded rows' frames and badges
+}
+
+// Issue 30: a big plan's first frame is drawn from its templates; --first-frame shows it so, the
+// progress bar at 0% and the flat lists not read (scripts/pictures.sh's million-op picture).
+TEST_CASE("viewer window: --first-frame shows a big plan before its flat lists are read", "[viewer][window]") {
+    test::TempDir dir;
+    const std::string plan = dir.file("big.json");  // 300 layers: 11,700 ops, about 9.5 MB (8 MB or more)
+    REQUIRE(write_file_atomic(plan, schema::write_blueprint(test::seed_over_layers(300, true), {.pretty = false})).ok());
+    auto first = view(dir, quote(plan) + " --first-frame --size 1000x700");
+    INFO(test::show(first.run));
+    REQUIRE(first.run.exit == 0);
+    CHECK(first.image.distinct() > 50);
+    REQUIRE(first.state["files"].size() == 1);
+    CHECK(first.state["files"][0]["lists_read"] == false);
+    CHECK(first.state["rows"] == 5);
+    auto whole = view(dir, quote(plan) + " --size 1000x700");
+    REQUIRE(whole.run.exit == 0);
+    CHECK(whole.state["files"][0]["lists_read"] == true);
+    CHECK(whole.state["files"][0]["nodes"] == first.state["files"][0]["nodes"]);
+    CHECK(whole.state["errors"].empty());
 }
 
 TEST_CASE("viewer window: two screenshots of one plan are the same bytes", "[viewer][window][screenshot]") {
