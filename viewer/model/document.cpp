@@ -134,6 +134,7 @@ void Document::complete_in_background() const {
         started_ = true;
         background_ = std::async(std::launch::async, [this] {
             if (!lists_read_) read_lists();
+            if (superseded()) return;  // the plan goes: nothing more to index
             (void)flat();
             progress_.store(lists_after_ ? 850 : 500, std::memory_order_relaxed);
             (void)cost();

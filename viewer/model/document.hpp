@@ -101,7 +101,7 @@ public:
     // Indexes the flat lists and estimates the cost on a thread of its own (once).
     void complete_in_background() const;
     // The flat lists indexed and the cost estimated: nothing will wait.
-    bool complete() const { return lists_read_.load() && flat_done_.load() && cost_done_.load(); }
+    bool complete() const { return lists_read_.load() && (superseded() || (flat_done_.load() && cost_done_.load())); }
     // The file's flat lists have been read (at once, or after the first frame: ListsToRead) and
     // checked; then late_failure() and replacement() say what came of it.
     bool lists_read() const { return lists_read_.load(); }
@@ -110,6 +110,9 @@ public:
     // The file's lists, read after the first frame, are valid but not the templates' expansion:
     // the plan they make, indexed, to be shown in place of this one.
     const std::shared_ptr<const Document>& replacement() const { return replacement_; }
+    // Its lists were read after the first frame and it is to go (replaced or invalid): the
+    // background part stops there.
+    bool superseded() const { return lists_read() && (late_failure_ || replacement_); }
     // What the background part is doing ("reading ops", "indexing ops"), for the progress bar.
     const char* stage() const { return lists_read() ? "indexing ops" : "reading ops"; }
     // Its thread is still at work (the destructor would wait for it).
