@@ -168,8 +168,16 @@ TEST_CASE("viewer window: --select of an op the plan lacks exits 2 with a hint a
     auto run = [&](const std::string& id) {
         std::string cmd = "xvfb-run -a -n " + std::to_string(100 + getpid() % 800) + " " + quote(KBP_VIEW_PATH) + " " + seed() + " --select " + id +
                           " --screenshot " + quote(png) + " >/dev/null 2>" + quote(dir.file("err.txt")) + " </dev/null";
-        int status = std::system(cmd.c_str());
-        return std::make_pair(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), test::slurp(dir.file("err.txt")));
+        // xvfb-run exits 5 when it fails to remove its own temporary folder after the program
+        // (seen under ctest -j2 when kbp-view exits at once, as here): kbp-view's status is then
+        // lost, so that run is made again.
+        for (int attempt = 0;; ++attempt) {
+            int status = std::system(cmd.c_str());
+            int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            std::string err = test::slurp(dir.file("err.txt"));
+            if (code == 5 && err.find("xvfb-run: error: problem while cleaning up") != std::string::npos && attempt < 3) continue;
+            return std::make_pair(code, err);
+        }
     };
     auto [code, err] = run("l3.dsa.q_aa");
     INFO(err);
@@ -178,6 +186,7 @@ TEST_CASE("viewer window: --select of an op the plan lacks exits 2 with a hint a
     CHECK_THAT(err, Catch::Contains("kbp-view: error: --select: no op 'l3.dsa.q_aa' in") && Catch::Contains("(did you mean 'l3.dsa.q_a'?)"));
     // A layer past the plan's last is said as such, not "corrected" to another layer.
     auto [layer_code, layer_err] = run("l99.dsa.q_a");
+    INFO(layer_err);
     CHECK(layer_code == 2);
     CHECK_THAT(layer_err, Catch::Contains("no op 'l99.dsa.q_a'") && Catch::Contains("(the plan has ") && !Catch::Contains("did you mean"));
 }
