@@ -11,7 +11,8 @@
 // Then, in this process, one run of each stage: where the time goes.
 //
 // usage: kbp-view-load-bench [PLAN] [--nodes N | --layers L] [--runs R] [--write FILE]
-//        (--layers 1035: the 40,350-op plan of the viewer's other benchmarks and tests)
+//        (--layers 1035: the 40,350-op plan of the viewer's other benchmarks and tests;
+//        --runs 0 with --write: write the plan, measure nothing)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -27,6 +28,7 @@
 #include "schema/memory.hpp"
 #include "schema/reader.hpp"
 #include "schema/synthetic.hpp"
+#include "schema/templates.hpp"
 #include "schema/validator.hpp"
 #include "schema/writer.hpp"
 #include "viewer/model/view_model.hpp"
@@ -79,6 +81,15 @@ double median(std::vector<double> v) {
 // One run of each stage of the viewer's way to its first frame, in this process.
 void stages(const std::string& file) {
     auto t = Clock::now();
+    auto skimmed = schema::load_blueprint_without_lists(file, {.pieces_above = LoadOptions{}.lists_after_above});
+    double skim_ms = ms_since(t);
+    t = Clock::now();
+    if (skimmed) (void)schema::expand_templates(*skimmed);
+    double expand_ms = ms_since(t);
+    skimmed.reset();
+    std::printf("stages, one run: the file but its flat lists %.0f ms, the templates expanded %.0f ms (a big plan's first frame)\n",
+                skim_ms, expand_ms);
+    t = Clock::now();
     auto b = schema::load_blueprint(file);
     double read_ms = ms_since(t);
     if (!b) return;
@@ -121,7 +132,7 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--nodes") && i + 1 < argc) nodes = std::strtoull(argv[++i], nullptr, 10);
         else if (!std::strcmp(argv[i], "--layers") && i + 1 < argc) layers = std::strtoull(argv[++i], nullptr, 10);
-        else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
+        else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::max(0, std::atoi(argv[++i]));
         else if (!std::strcmp(argv[i], "--write") && i + 1 < argc) write_path = argv[++i];
         else plan_path = argv[i];
     }
@@ -149,6 +160,10 @@ int main(int argc, char** argv) {
         std::printf("plan: %zu layers, %zu ops, %.1f MB, %s\n", layers, big->nodes.size(), static_cast<double>(text.size()) / 1e6, file.c_str());
     }
     seed = schema::Blueprint{};
+    if (runs == 0) {  // --write FILE --runs 0: the plan only (scripts/pictures.py)
+        if (!keep) std::filesystem::remove(file);
+        return 0;
+    }
 
     const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
     std::vector<double> check, first, whole, ratio;

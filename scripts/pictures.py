@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Every picture in README.md and docs/, made one way, and checked against the plans it shows.
 
-  pictures.py make  --kbp KBP --view KBP_VIEW [--only NAME]   (scripts/pictures.sh runs this)
+  pictures.py make  --kbp KBP --view KBP_VIEW --load-bench KBP_VIEW_LOAD_BENCH [--only NAME]
+                                                              (scripts/pictures.sh runs this)
   pictures.py check --kbp KBP                                 (ctest: pictures_figures)
   pictures.py self-test --kbp KBP                             (the check catches a stale picture)
 
@@ -17,6 +18,11 @@ works every figure out again and fails, naming the picture and the figure, when 
 matches what the picture shows (then run scripts/pictures.sh). It also fails when a picture that
 README.md or docs/*.md shows is not in the manifest, or one in docs/img/ is not, or an SVG no longer
 holds a figure's text.
+
+The million-op plan (831 MB) is made by `make` alone (BIG_INPUTS: kbp-view-load-bench lays the seed's
+templates over 25,875 layers), never kept in the repository nor made again by `check`: its
+pictures show no figure `check` works out (the counts the viewer prints of it, its ops and layers,
+are checked by `make` against the load bench's own count).
 """
 import argparse
 import html
@@ -47,6 +53,10 @@ INPUTS = [
     'kbp plan samples/qwen3-8b/config.json --recipe bf16 -o $W/qwen3-8b.bf16.plan.json -q',
     'kbp plan samples/qwen3-8b/config.json -o $W/qwen3-8b.fp8.plan.json -q',
 ]
+
+# Made by `make` only: too big for the check to make again each run.
+MILLION = f'$W/million.plan.json'
+BIG_INPUTS = [f'kbp-view-load-bench --nodes 1000000 --runs 0 --write {MILLION}']
 
 
 def fig(what, source, pointer, fmt='{}', count_where=None, state=None, scale=None):
@@ -158,6 +168,18 @@ PICTURES = [
     {'file': 'docs/img/viewer-sarashina.png',
      'make': [f'kbp-view {W}/sarashina2.2-3b.qcu.plan.json --panel overview {VIEW_SIZE} --screenshot docs/img/viewer-sarashina.png'],
      'figures': overview_figures(f'{W}/sarashina2.2-3b.qcu.plan.json')},
+    {'file': 'docs/img/viewer-million-first-frame.png',
+     'make': [f'kbp-view {MILLION} --first-frame {VIEW_SIZE} --screenshot docs/img/viewer-million-first-frame.png'],
+     'figures': [], 'million': True},
+    {'file': 'docs/img/viewer-million.png',
+     'make': [f'kbp-view {MILLION} --panel overview {VIEW_SIZE} --screenshot docs/img/viewer-million.png'],
+     'figures': [], 'million': True},
+    {'file': 'docs/img/viewer-million-x4.png',
+     'make': [f'kbp-view {MILLION} --select l19999.dsa.attend --zoom 0.76 {VIEW_SIZE} --screenshot docs/img/viewer-million-x4.png'],
+     'figures': [], 'million': True},
+    {'file': 'docs/img/viewer-million-1to1.png',
+     'make': [f'kbp-view {MILLION} --select l19999.dsa.q_a --zoom 1 {VIEW_SIZE} --screenshot docs/img/viewer-million-1to1.png'],
+     'figures': [], 'million': True},
     {'file': 'docs/img/viewer-diff.png',
      'make': [f'kbp-view {SEED} {W}/glm-5.3-flash.multi_seq-r64.plan.json --side b --select l0.kda.xn_quant'
               f' --zoom 0.9 --panel diff {VIEW_SIZE} --screenshot docs/img/viewer-diff.png'],
@@ -177,8 +199,8 @@ class Runner:
     """Runs a manifest command: `kbp` and `kbp-view` become the given binaries, $W the input
     folder; kbp-view runs under xvfb-run. Commands run from the repository's root."""
 
-    def __init__(self, kbp, view, work):
-        self.kbp, self.view, self.work = kbp, view, work
+    def __init__(self, kbp, view, work, load_bench=None):
+        self.kbp, self.view, self.work, self.load_bench = kbp, view, work, load_bench
         self.cache = {}
 
     def argv(self, command):
@@ -189,6 +211,10 @@ class Runner:
             if not self.view:
                 raise SystemExit('pictures: kbp-view is needed (configure with -DKBP_BUILD_VIEWER=ON)')
             return ['xvfb-run', '-a', '-s', '-screen 0 1920x1200x24', self.view] + args[1:]
+        if args[0] == 'kbp-view-load-bench':
+            if not self.load_bench:
+                raise SystemExit('pictures: kbp-view-load-bench is needed (configure with -DKBP_BUILD_BENCH=ON)')
+            return [self.load_bench] + args[1:]
         raise SystemExit(f'pictures: a command must start with kbp or kbp-view: {command}')
 
     def run(self, command, capture=False):
@@ -254,13 +280,19 @@ def images_shown():
 def make(args):
     work = WORK
     (ROOT / work).mkdir(parents=True, exist_ok=True)
-    runner = Runner(args.kbp, args.view, work)
+    runner = Runner(args.kbp, args.view, work, args.load_bench)
     for command in INPUTS:
         print(f'pictures: {command}', flush=True)
         runner.run(command)
+    million_ops = None
     entries = []
     for pic in PICTURES:
         wanted = not args.only or args.only in pic['file']
+        if wanted and pic.get('million') and million_ops is None:
+            for command in BIG_INPUTS:
+                print(f'pictures: {command}', flush=True)
+                said = runner.run(command)  # "plan: 25875 layers, 1008603 ops, ..."
+                million_ops = int(said.split(' ops,')[0].rsplit(' ', 1)[1])
         state = None
         if wanted:
             for command in pic['make']:
@@ -270,6 +302,11 @@ def make(args):
                     state_file = f'{work}/{pathlib.Path(pic["file"]).stem}.state.json'
                     runner.run(f'{command} --dump-state {state_file}')
                     state = json.loads((ROOT / state_file).read_text())
+                    if pic.get('million') and state['files'][0]['nodes'] != million_ops:
+                        raise SystemExit(f"pictures: {pic['file']}: the viewer shows {state['files'][0]['nodes']} ops,"
+                                         f" the plan has {million_ops}")
+                    if '--first-frame' in command and state['files'][0]['lists_read']:
+                        raise SystemExit(f"pictures: {pic['file']}: the flat lists were read before the first frame")
                 else:
                     runner.run(command)
         figures = []
@@ -282,7 +319,10 @@ def make(args):
                 if drawn != shows:
                     raise SystemExit(f"pictures: {pic['file']}: the viewer shows '{drawn}', the plan '{shows}' ({f['what']})")
             figures.append(dict(f, shows=shows))
-        entries.append({'file': pic['file'], 'make': pic['make'], 'figures': figures})
+        entry = {'file': pic['file'], 'make': pic['make'], 'figures': figures}
+        if pic.get('million'):
+            entry['inputs'] = BIG_INPUTS  # made by `make` alone
+        entries.append(entry)
     manifest = {
         'about': 'Every picture README.md and docs/ show: the commands that make it (scripts/pictures.sh runs them '
                  'from the repository root after the inputs, with $W the folder of input plans) and the figures it '
@@ -367,11 +407,14 @@ def main():
     ap.add_argument('mode', choices=['make', 'check', 'self-test'])
     ap.add_argument('--kbp', required=True)
     ap.add_argument('--view', help='kbp-view (make)')
+    ap.add_argument('--load-bench', help='kbp-view-load-bench (make: the million-op plan)')
     ap.add_argument('--only', help='make only the pictures whose file name holds this')
     args = ap.parse_args()
     args.kbp = os.path.abspath(args.kbp)
     if args.view:
         args.view = os.path.abspath(args.view)
+    if args.load_bench:
+        args.load_bench = os.path.abspath(args.load_bench)
     return {'make': make, 'check': check, 'self-test': self_test}[args.mode](args)
 
 

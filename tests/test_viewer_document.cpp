@@ -5,10 +5,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <thread>
 
+#include "schema/file_io.hpp"
 #include "schema/reader.hpp"
+#include "schema/templates.hpp"
+#include "schema/writer.hpp"
 #include "viewer/model/document.hpp"
 #include "viewer_support.hpp"
 
@@ -144,4 +148,133 @@ TEST_CASE("viewer document: the flat lists and the cost are made on first use wi
     CHECK(doc.cost());
     CHECK(doc.complete());
     CHECK(doc.find_node("l3.dsa.nope") == -1);
+}
+
+namespace {
+
+// The seed's templates over `layers` layers (kbp's lossless collapse, flat lists too), written
+// compact to `path`, with `patch` applied to the plan first.
+void write_relaid(const std::string& path, std::size_t layers, const std::function<void(schema::Blueprint&)>& patch = {}) {
+    schema::Blueprint b = test::seed_over_layers(layers, true);
+    if (patch) patch(b);
+    REQUIRE(write_file_atomic(path, schema::write_blueprint(b, {.pretty = false})).ok());
+}
+
+// Opens `path` as a big plan is opened, whatever its size: shown before its flat lists are read.
+const Document* open_lists_after(viewer::ViewModel& m, const std::string& path) {
+    m.open(viewer::start_loading(path, {}, {.lists_after_above = 1}));
+    while (!m.document(0) && m.errors().empty()) {
+        m.update();
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    REQUIRE(m.document(0));
+    return m.document(0);
+}
+
+}  // namespace
+
+TEST_CASE("reader: a big plan read without its flat lists gives every other member", "[reader][viewer][document]") {
+    test::TempDir dir;
+    const std::string path = dir.file("relaid.json");
+    write_relaid(path, 12);
+    auto whole = schema::load_blueprint(path);
+    REQUIRE(whole.ok());
+    CHECK_FALSE(schema::load_blueprint_without_lists(path));  // below pieces_above: read whole
+    auto skimmed = schema::load_blueprint_without_lists(path, {.pieces_above = 1, .piece_bytes = 4096});
+    REQUIRE(skimmed);
+    CHECK(skimmed->nodes.empty());
+    CHECK(skimmed->edges.empty());
+    CHECK(skimmed->groups.empty());
+    CHECK_FALSE(skimmed->collapsed_only);
+    schema::Blueprint rest = std::move(*whole);
+    rest.nodes.clear();
+    rest.edges.clear();
+    rest.groups.clear();
+    CHECK(*skimmed == rest);
+    // The templates expand to the file's flat lists (the first frame draws the expansion).
+    auto flat = schema::expand_templates(*skimmed);
+    REQUIRE(flat.ok());
+    CHECK(flat->complete);
+    auto file = schema::load_blueprint(path);
+    CHECK(flat->nodes == file->nodes);
+    CHECK(flat->edges == file->edges);
+    CHECK(flat->groups == file->groups);
+    // A file without flat lists, or not a plan, is left to load_blueprint.
+    CHECK_FALSE(schema::load_blueprint_without_lists(test::corpus_dir() + "/files/truncated.json", {.pieces_above = 1}));
+}
+
+// Issue 30: a million-op plan's first frame is drawn from its templates and layers; its flat
+// lists are read from the file after that frame, on a thread, with the progress bar.
+TEST_CASE("viewer document: a big plan's first frame is drawn before its flat lists are read", "[viewer][document]") {
+    test::TempDir dir;
+    const std::string path = dir.file("relaid.json");
+    write_relaid(path, 12);
+    auto m = test::view_model();
+    auto doc = open_lists_after(*m, path);
+    CHECK_FALSE(doc->lists_read());
+    CHECK(std::string(doc->stage()) == "reading ops");
+    CHECK(doc->completion() == 0);
+    viewer::DrawList d;
+    auto stats = m->frame(test::screen, d);
+    CHECK(stats.rows > 0);
+    CHECK(d.estimated_vertices() > 0);
+    CHECK_FALSE(doc->lists_read());  // the frame drew from the templates' expansion
+
+    REQUIRE(m->settle());  // the next update reads the lists on the document's thread
+    CHECK(doc->lists_read());
+    CHECK(doc->complete());
+    CHECK(std::string(doc->stage()) == "indexing ops");
+    CHECK_FALSE(doc->late_failure());
+    CHECK_FALSE(doc->replacement());  // the file's lists are the expansion
+    CHECK(m->document(0) == doc);
+    CHECK(m->errors().empty());
+    CHECK(doc->plan().nodes == schema::load_blueprint(path)->nodes);
+    REQUIRE(m->select_id("l7.dsa.q_a"));
+    CHECK_FALSE(m->inspector().empty());
+}
+
+TEST_CASE("viewer document: a big plan whose flat lists turn out invalid is dropped with its problems", "[viewer][document]") {
+    test::TempDir dir;
+    const std::string path = dir.file("bad.json");
+    write_relaid(path, 12, [](schema::Blueprint& b) {
+        for (auto& n : b.nodes)
+            if (n.id == "l5.kda.q") n.kernel = "other::kernel";  // no longer its template's
+    });
+    auto m = test::view_model();
+    open_lists_after(*m, path);
+    viewer::DrawList d;
+    CHECK(m->frame(test::screen, d).rows > 0);  // drawn from the templates, which are valid
+    CHECK(m->errors().empty());
+    REQUIRE(m->settle());
+    CHECK_FALSE(m->document(0));
+    REQUIRE(m->errors().size() == 1);
+    CHECK(m->errors()[0].failure.message.find("bad.json: invalid blueprint") != std::string::npos);
+    bool names_node = false;
+    for (const auto& p : m->errors()[0].failure.problems) names_node |= p.find("/nodes/") != std::string::npos;
+    CHECK(names_node);
+}
+
+TEST_CASE("viewer document: a big plan whose valid flat lists are not its templates' expansion is replaced by them", "[viewer][document]") {
+    test::TempDir dir;
+    const std::string path = dir.file("extra.json");
+    // A member kbp does not know, on one flat op: kept by the reader, no template carries it.
+    write_relaid(path, 12, [](schema::Blueprint& b) { b.nodes[40].extras.emplace_back("x_note", schema::JsonValue("kept")); });
+    auto m = test::view_model();
+    const Document* first = open_lists_after(*m, path);
+    CHECK(first->plan().nodes[40].extras.empty());  // drawn from the expansion
+    viewer::DrawList d;
+    CHECK(m->frame(test::screen, d).rows > 0);
+    REQUIRE(m->select_id(first->plan().nodes[40].id));
+    const std::string selected = first->plan().nodes[40].id;
+    REQUIRE(m->settle());
+    CHECK(m->errors().empty());
+    const Document* now = m->document(0);
+    REQUIRE(now);
+    CHECK(now != first);
+    CHECK(now->lists_read());
+    REQUIRE(now->plan().nodes[40].extras.size() == 1);
+    CHECK(now->plan().nodes[40].extras[0].first == "x_note");
+    // As on a reload: the selection is kept by id.
+    REQUIRE(m->selection().kind == viewer::SelectionKind::node);
+    CHECK(now->plan().nodes[static_cast<std::size_t>(m->selection().index)].id == selected);
 }

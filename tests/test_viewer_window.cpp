@@ -15,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "schema/file_io.hpp"
+#include "schema/writer.hpp"
 #include "support.hpp"
 #include "viewer/model/geometry.hpp"
 
@@ -104,6 +106,26 @@ TEST_CASE("viewer window: the seed, folded, with its legend's colours on screen"
     CHECK(r.image.count(viewer::parse_hex("#6a3d9a")) > 50);  // folded rows' frames and badges
 }
 
+// Issue 30: a big plan's first frame is drawn from its templates; --first-frame shows it so, the
+// progress bar at 0% and the flat lists not read (scripts/pictures.sh's million-op picture).
+TEST_CASE("viewer window: --first-frame shows a big plan before its flat lists are read", "[viewer][window]") {
+    test::TempDir dir;
+    const std::string plan = dir.file("big.json");  // 300 layers: 11,700 ops, about 9.5 MB (8 MB or more)
+    REQUIRE(write_file_atomic(plan, schema::write_blueprint(test::seed_over_layers(300, true), {.pretty = false})).ok());
+    auto first = view(dir, quote(plan) + " --first-frame --size 1000x700");
+    INFO(test::show(first.run));
+    REQUIRE(first.run.exit == 0);
+    CHECK(first.image.distinct() > 50);
+    REQUIRE(first.state["files"].size() == 1);
+    CHECK(first.state["files"][0]["lists_read"] == false);
+    CHECK(first.state["rows"] == 5);
+    auto whole = view(dir, quote(plan) + " --size 1000x700");
+    REQUIRE(whole.run.exit == 0);
+    CHECK(whole.state["files"][0]["lists_read"] == true);
+    CHECK(whole.state["files"][0]["nodes"] == first.state["files"][0]["nodes"]);
+    CHECK(whole.state["errors"].empty());
+}
+
 TEST_CASE("viewer window: two screenshots of one plan are the same bytes", "[viewer][window][screenshot]") {
     // The status bar prints no frame time in a screenshot (a person's window does): the docs'
     // pictures (scripts/pictures.sh) change only when what they show does.
@@ -146,8 +168,16 @@ TEST_CASE("viewer window: --select of an op the plan lacks exits 2 with a hint a
     auto run = [&](const std::string& id) {
         std::string cmd = "xvfb-run -a -n " + std::to_string(100 + getpid() % 800) + " " + quote(KBP_VIEW_PATH) + " " + seed() + " --select " + id +
                           " --screenshot " + quote(png) + " >/dev/null 2>" + quote(dir.file("err.txt")) + " </dev/null";
-        int status = std::system(cmd.c_str());
-        return std::make_pair(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), test::slurp(dir.file("err.txt")));
+        // xvfb-run exits 5 when it fails to remove its own temporary folder after the program
+        // (seen under ctest -j2 when kbp-view exits at once, as here): kbp-view's status is then
+        // lost, so that run is made again.
+        for (int attempt = 0;; ++attempt) {
+            int status = std::system(cmd.c_str());
+            int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            std::string err = test::slurp(dir.file("err.txt"));
+            if (code == 5 && err.find("xvfb-run: error: problem while cleaning up") != std::string::npos && attempt < 3) continue;
+            return std::make_pair(code, err);
+        }
     };
     auto [code, err] = run("l3.dsa.q_aa");
     INFO(err);
@@ -156,6 +186,7 @@ TEST_CASE("viewer window: --select of an op the plan lacks exits 2 with a hint a
     CHECK_THAT(err, Catch::Contains("kbp-view: error: --select: no op 'l3.dsa.q_aa' in") && Catch::Contains("(did you mean 'l3.dsa.q_a'?)"));
     // A layer past the plan's last is said as such, not "corrected" to another layer.
     auto [layer_code, layer_err] = run("l99.dsa.q_a");
+    INFO(layer_err);
     CHECK(layer_code == 2);
     CHECK_THAT(layer_err, Catch::Contains("no op 'l99.dsa.q_a'") && Catch::Contains("(the plan has ") && !Catch::Contains("did you mean"));
 }

@@ -222,13 +222,15 @@ private:
         return model_.busy() ? 1.0 / 60 : 0.25;
     }
 
+    // Until nothing is on its way (or, --first-frame, until the folded view is drawn whole).
     bool settle(double seconds) {
         auto until = Clock::now() + std::chrono::duration<double>(seconds);
+        auto done = [&] { return o_.first_frame ? model_.drawn() : !model_.busy(); };
         while (Clock::now() < until) {
-            window_->poll(model_.busy() ? wait_for_input() : 0);
+            window_->poll(done() ? 0 : wait_for_input());
             frame(true);
             window_->swap();
-            if (!model_.busy() && started_actions_done_) {
+            if (done() && started_actions_done_) {
                 if (settled_ms_ < 0) settled_ms_ = ms_since(started_);
                 return true;
             }
@@ -237,6 +239,7 @@ private:
     }
 
     int headless() {
+        model_.hold_completion(o_.first_frame);  // the lists are read after the screenshot
         if (!settle(120)) std::cerr << "kbp-view: warning: still loading or laying out after 120 s\n";
         if (startup_error_) return kbp::exit_code(*startup_error_);
         for (int i = 0; i < o_.frames; ++i) {

@@ -40,6 +40,7 @@ Result<Options> parse_options(int argc, char** argv) {
         if (a == "--help" || a == "-h") o.help = true;
         else if (a == "--version") o.version = true;
         else if (a == "--quick-layout") o.dot = false;
+        else if (a == "--first-frame") o.first_frame = true;
         else if (a == "--diff") {
             auto v = need("a plan");
             if (!v) return v.error();
@@ -97,6 +98,7 @@ Result<Options> parse_options(int argc, char** argv) {
     if (o.panel && *o.panel != "inspector" && *o.panel != "find" && *o.panel != "overview" && *o.panel != "diff" && *o.panel != "help")
         return usage("--panel takes inspector, find, overview, diff or help");
     if (o.side && *o.side != "a" && *o.side != "b" && *o.side != "both") return usage("--side takes a, b or both");
+    if (o.first_frame && !o.screenshot && !o.dump_state) return usage("--first-frame needs --screenshot or --dump-state");
     if (o.bench_layers && o.plans.empty()) return usage("--bench-layers needs a PLAN whose templates it repeats");
     return o;
 }

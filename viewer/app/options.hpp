@@ -26,6 +26,7 @@ struct Options {
     int bench_frames = 0;
     std::optional<std::size_t> bench_layers;   // replace the plan by a synthetic one of N layers
     bool dot = true;                           // lay out with dot (else the quick layout only)
+    bool first_frame = false;                  // --screenshot / --dump-state before a big plan's lists are read
     bool help = false, version = false;
 };
 
@@ -33,7 +34,7 @@ inline constexpr const char* usage_text =
     "usage: kbp-view [PLAN [PLAN2]] [--diff PLAN2] [--color MODE] [--expand all|LAYERS] [--select ID]\n"
     "                [--find QUERY] [--panel inspector|find|overview|diff|help] [--side a|b|both]\n"
     "                [--zoom Z] [--screenshot OUT.png [--frames N] [--size WxH]] [--dump-state FILE]\n"
-    "                [--bench-frames N [--bench-layers N]] [--quick-layout]\n\n"
+    "                [--first-frame] [--bench-frames N [--bench-layers N]] [--quick-layout]\n\n"
     "The desktop viewer of kbp plans (kbp-graph/v2): the plan top to bottom, in as many columns as the\n"
     "window's width holds at fit, layers folded into their\n"
     "templates ('kda+moe x 31', click the badge to expand), fused groups as boxes with their rule,\n"
@@ -54,6 +55,8 @@ inline constexpr const char* usage_text =
     "                     after loads and layouts finish, N more frames (--frames, default 3) at\n"
     "                     --size (default 1600x1000)\n"
     "  --dump-state FILE  write what the window shows (legend, inspector text, errors, diff counts) as JSON\n"
+    "  --first-frame      take the screenshot or state once the folded view is drawn and laid out, before\n"
+    "                     a big plan's flat lists are read and indexed (the status bar's progress bar at 0%)\n"
     "  --bench-frames N   print frame-time statistics and vertex counts at several zoom levels;\n"
     "                     --bench-layers N replaces the plan by its templates over N layers\n"
     "  --quick-layout     do not run dot (boxes placed by rank only)\n\n"

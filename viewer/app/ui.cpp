@@ -684,12 +684,12 @@ void Ui::status(const ViewModel& model, float y, float width, const FrameFigures
                     exporters::grouped(static_cast<std::int64_t>(d->plan().nodes.size())).c_str(), d->plan().layers.size(),
                     model.scene() ? const_cast<ViewModel&>(model).camera().zoom : 0.0, details[static_cast<int>(stats_.detail)],
                     figures.canvas_vertices, timing);
-        // A large plan's folded view is drawn while its flat lists and cost are still indexed:
-        // find, select and the inspector wait for them.
+        // A large plan's folded view is drawn while its flat lists are still read and indexed
+        // and its cost worked out: find, select and the inspector wait for them.
         if (!d->complete()) {
             ImGui::SameLine();
             char label[48];
-            std::snprintf(label, sizeof label, "indexing ops %.0f%%", 100 * d->completion());
+            std::snprintf(label, sizeof label, "%s %.0f%%", d->stage(), 100 * d->completion());
             ImGui::ProgressBar(static_cast<float>(d->completion()), {std::max(120.0f, ImGui::GetContentRegionAvail().x), 0}, label);
         }
     } else {

@@ -9,6 +9,7 @@
 #include "schema/file_kind.hpp"
 #include "schema/names.hpp"
 #include "schema/reader.hpp"
+#include "schema/templates.hpp"
 #include "schema/validator.hpp"
 
 namespace kbp::viewer {
@@ -117,6 +118,13 @@ Document::Document(schema::Blueprint plan, std::string path, const std::function
     other.get();
 }
 
+Document::Document(schema::Blueprint plan, std::string path, ListsToRead lists)
+    : plan_(std::move(plan)), path_(std::move(path)), max_problems_(lists.max_problems) {
+    lists_read_ = false;
+    lists_after_ = true;
+    index_folded();
+}
+
 Document::~Document() {
     if (background_.valid()) background_.wait();
 }
@@ -125,12 +133,51 @@ void Document::complete_in_background() const {
     std::call_once(background_once_, [this] {
         started_ = true;
         background_ = std::async(std::launch::async, [this] {
+            if (!lists_read_) read_lists();
+            if (superseded()) return;  // the plan goes: nothing more to index
             (void)flat();
-            progress_.store(500, std::memory_order_relaxed);
+            progress_.store(lists_after_ ? 850 : 500, std::memory_order_relaxed);
             (void)cost();
             progress_.store(1000, std::memory_order_relaxed);
         });
     });
+}
+
+namespace {
+
+LoadFailure invalid_plan(const std::string& path, const schema::Diagnostics& problems) {
+    LoadFailure f{path, path + ": invalid blueprint (" + std::to_string(problems.total()) + " problems)", {}};
+    for (const auto& d : problems.items()) f.problems.push_back(path + ": " + d.pointer + ": " + d.message);
+    if (problems.total() > problems.items().size())
+        f.problems.push_back(path + ": ... and " + std::to_string(problems.total() - problems.items().size()) + " more");
+    return f;
+}
+
+}  // namespace
+
+// The file's flat lists, read as `kbp check` reads the file, validated as it validates it
+// (which compares them with the collapsed form), then compared with the expansion shown.
+void Document::read_lists() const {
+    schema::ReadOptions options;
+    options.pieces_above = 1;  // in pieces, whatever its size: the progress bar moves (the result is the same)
+    options.progress = [this](double share) { progress_.store(static_cast<int>(600 * share), std::memory_order_relaxed); };
+    auto file = schema::load_blueprint(path_, options);
+    progress_.store(600, std::memory_order_relaxed);
+    if (!file) {
+        const std::string text = schema::as_plan_error(file.error(), path_).text();
+        late_failure_ = LoadFailure{path_, text, {text}};
+    } else if (auto problems = schema::validate(*file, {.max_problems = max_problems_}); !problems.empty()) {
+        late_failure_ = invalid_plan(path_, problems);
+    } else {
+        progress_.store(650, std::memory_order_relaxed);
+        if (file->nodes != plan_.nodes || file->edges != plan_.edges || file->groups != plan_.groups) {
+            auto doc = std::make_shared<Document>(std::move(*file), path_);
+            doc->stamp = stamp;
+            replacement_ = std::move(doc);
+        }
+    }
+    progress_.store(700, std::memory_order_relaxed);
+    lists_read_ = true;
 }
 
 void Document::work_out_cost() const {
@@ -144,6 +191,9 @@ void Document::index_flat() const {
     const Blueprint& b = plan_;
     const std::size_t n = b.nodes.size();
     FlatIndex& f = flat_;
+    // Per mille of completion(): 0-500, or 700-850 after the file's lists were read.
+    const int base = lists_after_ ? 700 : 0;
+    const double span = lists_after_ ? 150 : 500;
     f.in.assign(n, {});
     f.out.assign(n, {});
     for (std::size_t e = 0; e < b.edges.size(); ++e) {
@@ -151,11 +201,13 @@ void Document::index_flat() const {
         if (edge.from < 0 || edge.to < 0 || static_cast<std::size_t>(edge.from) >= n || static_cast<std::size_t>(edge.to) >= n) continue;
         f.out[static_cast<std::size_t>(edge.from)].push_back(static_cast<std::int32_t>(e));
         f.in[static_cast<std::size_t>(edge.to)].push_back(static_cast<std::int32_t>(e));
-        if ((e & 0xffff) == 0) progress_.store(static_cast<int>(300.0 * static_cast<double>(e) / static_cast<double>(b.edges.size())), std::memory_order_relaxed);
+        if ((e & 0xffff) == 0)
+            progress_.store(base + static_cast<int>(0.6 * span * static_cast<double>(e) / static_cast<double>(b.edges.size())),
+                            std::memory_order_relaxed);
     }
     f.ids.reserve(n);
     for (std::size_t i = 0; i < n; ++i) f.ids.push_back({b.nodes[i].id, static_cast<std::int32_t>(i)});
-    progress_.store(400, std::memory_order_relaxed);
+    progress_.store(base + static_cast<int>(0.8 * span), std::memory_order_relaxed);
     std::sort(f.ids.begin(), f.ids.end());
     flat_done_ = true;
 }
@@ -257,9 +309,35 @@ std::int32_t Document::instance_of_layer(std::int64_t layer) const {
 }
 
 
-Loaded load_document(const std::string& path, std::size_t max_problems) {
+namespace {
+
+// A big plan shown before its flat lists are read (Document::ListsToRead), when it can be: read
+// but for its lists, its collapsed form expanded losslessly in their place. Nothing when the
+// file is small, has no flat lists or no collapsed form, or the collapsed form does not expand
+// to every field (the seed's templates carry part of each op): it is read whole then.
+std::shared_ptr<Document> load_lists_after(const std::string& path, const LoadOptions& options) {
+    schema::ReadOptions read;
+    read.pieces_above = std::max<std::size_t>(options.lists_after_above, 1);  // an empty file is not mapped
+    auto b = schema::load_blueprint_without_lists(path, read);
+    if (!b || !b->collapsed) return nullptr;
+    auto flat = schema::expand_templates(*b);
+    if (!flat || !flat->complete) return nullptr;
+    b->nodes = std::move(flat->nodes);
+    b->edges = std::move(flat->edges);
+    b->groups = std::move(flat->groups);
+    return std::make_shared<Document>(std::move(*b), path, Document::ListsToRead{options.max_problems});
+}
+
+}  // namespace
+
+Loaded load_document(const std::string& path, const LoadOptions& options) {
     Loaded out;
     auto stamp = stamp_of(path);
+    if (auto doc = load_lists_after(path, options)) {
+        doc->stamp = stamp;
+        out.document = std::move(doc);
+        return out;
+    }
     auto b = schema::load_blueprint(path);
     if (!b) {
         const std::string text = schema::as_plan_error(b.error(), path).text();
@@ -269,13 +347,9 @@ Loaded load_document(const std::string& path, std::size_t max_problems) {
     // A plan with flat lists is validated while it is indexed (two cores: the first frame comes
     // one of the two sooner); a collapsed-only one is validated before its flat lists are made.
     schema::Diagnostics problems;
-    auto validate = [&](const schema::Blueprint& plan) { problems = schema::validate(plan, {.max_problems = max_problems}); };
+    auto validate = [&](const schema::Blueprint& plan) { problems = schema::validate(plan, {.max_problems = options.max_problems}); };
     auto invalid = [&] {
-        LoadFailure f{path, path + ": invalid blueprint (" + std::to_string(problems.total()) + " problems)", {}};
-        for (const auto& d : problems.items()) f.problems.push_back(path + ": " + d.pointer + ": " + d.message);
-        if (problems.total() > problems.items().size())
-            f.problems.push_back(path + ": ... and " + std::to_string(problems.total() - problems.items().size()) + " more");
-        out.failure = std::move(f);
+        out.failure = invalid_plan(path, problems);
         return out;
     };
     std::shared_ptr<Document> doc;

@@ -16,6 +16,14 @@
 // edges, the ids sorted for lookup) and the roofline cost are made on first use, or on a thread
 // once complete_in_background() asks (the view model asks after a plan's first frame). Their
 // accessors wait for them.
+//
+// A big plan whose collapsed form is lossless (kbp's own: its expansion is every field of the
+// flat lists) is not even read whole before its first frame: its file is read but for the flat
+// lists (templates, layers, explain, ...), the templates are expanded into the plan's flat lists,
+// and the folded view is drawn from them. The file's own flat lists are read after, on the
+// background thread (the first part of completion()), validated and compared with the
+// expansion: equal (as a valid kbp plan's are), nothing changes; else the plan is replaced by the file's
+// (replacement()) or, invalid, dropped with its problems (late_failure()).
 #pragma once
 
 #include <atomic>
@@ -59,6 +67,12 @@ struct Instance {
     std::vector<std::int32_t> edges;  // unit edge -> flat edge index
 };
 
+struct LoadFailure {
+    std::string path;
+    std::string message;                // one line: "x.json: invalid blueprint (3 problems)"
+    std::vector<std::string> problems;  // "x.json: /edges/12/fused: ..." (the validator's words)
+};
+
 struct FileStamp {
     std::filesystem::file_time_type modified{};
     std::uintmax_t size = 0;
@@ -74,6 +88,12 @@ public:
     // The same, running `alongside` on the plan on a second thread while indexing it (loading
     // validates the plan so: the folded index guards what an invalid plan could break).
     Document(schema::Blueprint plan, std::string path, const std::function<void(const schema::Blueprint&)>& alongside);
+    // A plan read without its flat lists, `plan` holding its templates' expansion instead: the
+    // file's lists are read and checked in the background (validated, at most `max_problems`).
+    struct ListsToRead {
+        std::size_t max_problems = 200;
+    };
+    Document(schema::Blueprint plan, std::string path, ListsToRead lists);
     ~Document();
     Document(const Document&) = delete;  // a thread may be indexing it
     Document& operator=(const Document&) = delete;
@@ -81,7 +101,20 @@ public:
     // Indexes the flat lists and estimates the cost on a thread of its own (once).
     void complete_in_background() const;
     // The flat lists indexed and the cost estimated: nothing will wait.
-    bool complete() const { return flat_done_.load() && cost_done_.load(); }
+    bool complete() const { return lists_read_.load() && (superseded() || (flat_done_.load() && cost_done_.load())); }
+    // The file's flat lists have been read (at once, or after the first frame: ListsToRead) and
+    // checked; then late_failure() and replacement() say what came of it.
+    bool lists_read() const { return lists_read_.load(); }
+    // The file's lists, read after the first frame, were invalid (or unreadable): the plan must go.
+    const std::optional<LoadFailure>& late_failure() const { return late_failure_; }
+    // The file's lists, read after the first frame, are valid but not the templates' expansion:
+    // the plan they make, indexed, to be shown in place of this one.
+    const std::shared_ptr<const Document>& replacement() const { return replacement_; }
+    // Its lists were read after the first frame and it is to go (replaced or invalid): the
+    // background part stops there.
+    bool superseded() const { return lists_read() && (late_failure_ || replacement_); }
+    // What the background part is doing ("reading ops", "indexing ops"), for the progress bar.
+    const char* stage() const { return lists_read() ? "indexing ops" : "reading ops"; }
     // Its thread is still at work (the destructor would wait for it).
     bool indexing() const { return started_.load() && !complete(); }
     // How far the background part has come, 0 to 1.
@@ -140,9 +173,15 @@ private:
     mutable std::future<void> background_;
     mutable std::once_flag background_once_;
     mutable std::atomic<bool> started_{false};
-    mutable std::atomic<int> progress_{0};  // per mille: the flat lists up to 500, the cost to 1000
+    mutable std::atomic<int> progress_{0};  // per mille: reading the lists, indexing them, the cost
+    mutable std::atomic<bool> lists_read_{true};
+    bool lists_after_ = false;  // made by ListsToRead
+    std::size_t max_problems_ = 200;
+    mutable std::optional<LoadFailure> late_failure_;      // set before lists_read_
+    mutable std::shared_ptr<const Document> replacement_;  // set before lists_read_
 
     void index_folded();
+    void read_lists() const;
     void index_flat() const;
     void work_out_cost() const;
     const FlatIndex& flat() const {
@@ -151,19 +190,19 @@ private:
     }
 };
 
-struct LoadFailure {
-    std::string path;
-    std::string message;                // one line: "x.json: invalid blueprint (3 problems)"
-    std::vector<std::string> problems;  // "x.json: /edges/12/fused: ..." (the validator's words)
-};
-
 struct Loaded {
     std::shared_ptr<const Document> document;  // null on failure
     std::optional<LoadFailure> failure;
 };
 
-// Reads, validates (at most `max_problems` listed) and indexes the plan at `path`; estimates
-// its cost when its target is known.
-Loaded load_document(const std::string& path, std::size_t max_problems = 200);
+struct LoadOptions {
+    std::size_t max_problems = 200;  // listed of an invalid plan
+    // A plan file of this many bytes or more whose collapsed form is lossless is shown before its
+    // flat lists are read (Document::ListsToRead).
+    std::size_t lists_after_above = std::size_t{8} << 20;
+};
+
+// Reads, validates and indexes the plan at `path`; estimates its cost when its target is known.
+Loaded load_document(const std::string& path, const LoadOptions& options = {});
 
 }  // namespace kbp::viewer

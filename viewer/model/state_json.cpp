@@ -17,7 +17,8 @@ std::string ViewModel::state_json(const FrameStats& last) const {
                              {"arm", std::string(d->plan().arm.mode.name())},
                              {"rows", d->plan().arm.rows},
                              {"nodes", d->plan().nodes.size()},
-                             {"units", d->units().size()}});
+                             {"units", d->units().size()},
+                             {"lists_read", d->lists_read()}});
     o["files"] = std::move(files);
     o["shown"] = shown_ == 0 ? "a" : "b";
     o["side_by_side"] = side_by_side();

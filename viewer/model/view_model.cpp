@@ -28,13 +28,13 @@ ViewModel::~ViewModel() {
 
 // ---- files -------------------------------------------------------------------------------------
 
-PendingLoad start_loading(const std::string& path, std::function<void()> wake) {
+PendingLoad start_loading(const std::string& path, std::function<void()> wake, LoadOptions options) {
     PendingLoad load{path, std::chrono::steady_clock::now(), {}, {}};
     // The result is handed over before the window is woken, so that the woken frame finds it.
     auto done = std::make_shared<std::promise<Loaded>>();
     load.result = done->get_future();
-    load.thread = std::async(std::launch::async, [path, done, wake = std::move(wake)] {
-        done->set_value(load_document(path));
+    load.thread = std::async(std::launch::async, [path, done, wake = std::move(wake), options] {
+        done->set_value(load_document(path, options));
         if (wake) wake();
     });
     return load;
@@ -110,6 +110,8 @@ double ViewModel::completion(int side) const { return sides_[side].doc ? sides_[
 
 bool ViewModel::busy() const { return loading() || completing() || !layouts_.idle() || why_pending_.valid(); }
 
+bool ViewModel::drawn() const { return !loading() && layouts_.idle() && !why_pending_.valid(); }
+
 const Document* ViewModel::document(int side) const { return sides_[side].doc.get(); }
 
 void ViewModel::show_side(int side) {
@@ -147,6 +149,7 @@ void ViewModel::adopt(int side, std::shared_ptr<const Document> doc) {
     s.doc = std::move(doc);
     s.generation = next_generation_++;
     s.adopted_at_frame = frames_;
+    s.lists_taken = false;
     s.heatmap.reset();
     s.budget.reset();
     s.units.clear();
@@ -187,7 +190,8 @@ void ViewModel::update() {
         else adopt(side, std::move(loaded.document));
     }
     for (const auto& s : sides_)
-        if (s.doc && frames_ > s.adopted_at_frame) s.doc->complete_in_background();
+        if (s.doc && frames_ > s.adopted_at_frame && !completion_held_) s.doc->complete_in_background();
+    take_lists();
     std::erase_if(retiring_, [](const auto& d) { return !d->indexing(); });
     bool changed[2] = {false, false};
     for (auto& done : layouts_.take()) {
@@ -213,13 +217,47 @@ void ViewModel::update() {
     }
 }
 
+void ViewModel::take_lists() {
+    for (int side = 0; side < 2; ++side) {
+        Side& s = sides_[side];
+        if (!s.doc || s.lists_taken || !s.doc->lists_read()) continue;
+        s.lists_taken = true;
+        if (auto next = s.doc->replacement()) {
+            adopt(side, next);  // as a reload: folds, camera and selection kept
+        } else if (const auto& failure = s.doc->late_failure()) {
+            errors_.push_back({*failure, false});
+            drop_side(side);
+        }
+    }
+}
+
+void ViewModel::drop_side(int side) {
+    Side& s = sides_[side];
+    layouts_.cancel(s.generation);
+    retire(std::move(s.doc));
+    Side left;  // what is on its way to this side stays so
+    left.pending = std::move(s.pending);
+    left.loader = std::move(s.loader);
+    left.pending_path = std::move(s.pending_path);
+    left.load_started = s.load_started;
+    s = std::move(left);
+    recompute_diff();
+    const int other = 1 - side;
+    if (shown_ == side && sides_[other].doc) shown_ = other;
+    if (color_ == ColorMode::diff && !color_chosen_) color_ = ColorMode::precision;
+    recolour(other);
+    selection_ = {};
+    find(find_request_);
+    refresh_inspector();
+}
+
 bool ViewModel::settle(double seconds) {
     auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     while (std::chrono::steady_clock::now() < until) {
         update();
         bool why_busy = why_pending_.valid();
         for (const auto& s : sides_)
-            if (s.doc) s.doc->complete_in_background();
+            if (s.doc && !completion_held_) s.doc->complete_in_background();
         if (!loading() && !completing() && layouts_.idle() && !why_busy) return true;
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }

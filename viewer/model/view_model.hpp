@@ -49,7 +49,7 @@ struct PendingLoad {
     std::future<void> thread;
 };
 // Starts reading `path`; `wake` is called on that thread once the result can be taken.
-PendingLoad start_loading(const std::string& path, std::function<void()> wake = {});
+PendingLoad start_loading(const std::string& path, std::function<void()> wake = {}, LoadOptions options = {});
 
 class ViewModel {
 public:
@@ -84,6 +84,11 @@ public:
     double completion(int side) const;
     // Something is still on its way: a load, the rest of one, a layout or a `kbp why` answer.
     bool busy() const;
+    // The folded view is drawn whole: no load, layout or answer on its way (the flat lists and
+    // cost may still be).
+    bool drawn() const;
+    // While held, a plan's flat lists and cost are not begun (a picture of the first frame).
+    void hold_completion(bool held) { completion_held_ = held; }
     const Document* document(int side) const;
     int shown_side() const { return shown_; }
     void show_side(int side);
@@ -192,6 +197,7 @@ private:
         double load_ms = 0;
         std::chrono::steady_clock::time_point load_started;
         std::uint64_t adopted_at_frame = 0;  // frames_ when doc came
+        bool lists_taken = false;            // what came of doc's flat lists read after is handled
     };
 
     std::function<void()> wake_;
@@ -209,6 +215,7 @@ private:
     bool follow_ = false;  // keep the selection centred while layouts settle, until the user moves
     std::vector<InspectorSection> inspector_;
     std::vector<LoadError> errors_;
+    bool completion_held_ = false;
     FindRequest find_request_;
     FindResult find_result_;
     std::int64_t find_cursor_ = -1;
@@ -225,6 +232,10 @@ private:
     const Side& shown() const { return sides_[shown_]; }
     void adopt(int side, std::shared_ptr<const Document> doc);
     void retire(std::shared_ptr<const Document> doc);
+    // A plan shown before its flat lists were read: once they are, its replacement is shown or,
+    // invalid, it is dropped with an error (Document::ListsToRead).
+    void take_lists();
+    void drop_side(int side);
     void rebuild_scene(int side);
     // What a side's columns are made for: its pane and the row titles' metrics.
     Flow flow_for(int side) const;
