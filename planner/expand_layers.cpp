@@ -85,11 +85,42 @@ Result<std::optional<bool>> layer_list_says(const Ir& ir, const Json& spec, cons
         return std::nullopt;
     };
     const bool named = spec.contains("entry") && !spec["entry"].is_number();
-    if (spec.contains("entry") && (named || !list->empty())) {
-        if (static_cast<std::int64_t>(list->size()) != count)
-            return make_error(ErrorCode::invalid_input, at, std::to_string(list->size()) + " entries for " + std::to_string(count) + " layers");
+    // A list of integer layer kinds (DeepSeek-V4's compress_ratios: 0, 4, 128): some choice of the
+    // slot names an entry other than 0 or 1 for the field; every entry must then be one of those.
+    std::vector<std::int64_t> kinds;
+    if (spec.contains("entry") && !named)
+        for (const auto& c : slot_choices)
+            if (auto other = c.find("layer_list"); other != c.end() && other->value("field", "") == field && other->contains("entry") &&
+                                                   (*other)["entry"].is_number_integer() &&
+                                                   std::find(kinds.begin(), kinds.end(), (*other)["entry"].get<std::int64_t>()) == kinds.end())
+                kinds.push_back((*other)["entry"].get<std::int64_t>());
+    if (std::all_of(kinds.begin(), kinds.end(), [](std::int64_t k) { return k == 0 || k == 1; })) kinds.clear();
+    if (spec.contains("entry") && (named || !kinds.empty() || !list->empty())) {
+        // A list may carry entries past the decoder layers (`length`: compress_ratios holds one for
+        // each MTP layer too, layers + num_nextn_predict_layers); the layers read the first `count`.
+        std::int64_t length = count;
+        std::string length_text = std::to_string(count) + " layers";
+        if (auto l = spec.find("length"); l != spec.end() && l->is_string()) {
+            auto v = eval_expr(l->get<std::string>(), [&](std::string_view name) { return ir.symbol(name); });
+            if (!v) return ir.config_error({l->get<std::string>()}, v.error().message + " (layer_list /length)", false);
+            length = *v;
+            length_text = l->get<std::string>() + " = " + std::to_string(length);
+        }
+        if (static_cast<std::int64_t>(list->size()) != length)
+            return make_error(ErrorCode::invalid_input, at, std::to_string(list->size()) + " entries for " + length_text);
         const Json& here = (*list)[static_cast<std::size_t>(i)];
         const std::string entry_at = at + "/" + std::to_string(i);
+        if (!named && !kinds.empty()) {
+            auto v = integer(here);
+            if (!v || here.is_boolean() || std::find(kinds.begin(), kinds.end(), *v) == kinds.end()) {
+                std::string planned;
+                for (std::size_t k = 0; k < kinds.size(); ++k) planned += (k ? ", " : "") + std::to_string(kinds[k]);
+                return make_error(ErrorCode::invalid_input, entry_at,
+                                  "layer " + std::to_string(i) + " is " + here.dump() + ", a kind of layer architecture '" + ir.architecture_name() +
+                                      "' does not plan (it plans " + planned + ")");
+            }
+            return std::optional<bool>(*v == spec["entry"].get<std::int64_t>());
+        }
         if (!named) {
             auto v = integer(here);
             if (!v || (*v != 0 && *v != 1)) return make_error(ErrorCode::invalid_input, entry_at, "expected 0 or 1 (one entry per layer)");
