@@ -3,8 +3,10 @@
 // when its conditions do: `layer_type` (the config's `layer_types[i]`, when the config has that
 // list; else `layer_list` / `layer_char`, when the config has their field, else `when` decides),
 // `layer_list` (a per-layer config list: entry i of a 0/1 list such as `no_rope_layers`, entry i
-// of a list of layer kind names such as Nemotron-H's `layers_block_type`, or i among the indices
-// of a list such as `moe_layers`; when the config gives it, it decides before the choice's
+// of a list of layer kind names such as Nemotron-H's `layers_block_type`, entry i of a list of
+// integer layer kinds such as DeepSeek-V4's `compress_ratios` (0, 4, 128; a `length` says when
+// the list runs past the layers), or i among the indices of a list such as `moe_layers`; when
+// the config gives it, it decides before the choice's
 // `layer_char`), `layer_char` (character i of a config string of one character a layer, such as
 // Nemotron-H's `hybrid_override_pattern`: 'M', '*', '-' or 'E'), `when` (an expression over the
 // symbols and i), `layer_in` / `layer_not_in` (i is / is not in a config list such as
