@@ -87,17 +87,11 @@ Result<std::optional<bool>> layer_list_says(const Ir& ir, const Json& spec, cons
         return std::nullopt;
     };
     const bool named = spec.contains("entry") && !spec["entry"].is_number();
-    // A list of integer layer kinds (DeepSeek-V4's compress_ratios: 0, 4, 128): some choice of the
-    // slot names an entry other than 0 or 1 for the field; every entry must then be one of those.
-    std::vector<std::int64_t> kinds;
-    if (spec.contains("entry") && !named)
-        for (const auto& c : slot_choices)
-            if (auto other = c.find("layer_list"); other != c.end() && other->value("field", "") == field && other->contains("entry") &&
-                                                   (*other)["entry"].is_number_integer() &&
-                                                   std::find(kinds.begin(), kinds.end(), (*other)["entry"].get<std::int64_t>()) == kinds.end())
-                kinds.push_back((*other)["entry"].get<std::int64_t>());
-    if (std::all_of(kinds.begin(), kinds.end(), [](std::int64_t k) { return k == 0 || k == 1; })) kinds.clear();
-    if (spec.contains("entry") && (named || !kinds.empty() || !list->empty())) {
+    // A list of integer layer kinds (DeepSeek-V4's compress_ratios: 0, 4, 128): the choice's `value`;
+    // every entry must be a value some choice of the slot names for the field.
+    const bool valued = spec.contains("value");
+    if (spec.contains("entry") || valued) {
+        if (!valued && !named && list->empty()) return std::optional<bool>();  // an empty 0/1 list
         // A list may carry entries past the decoder layers (`length`: compress_ratios holds one for
         // each MTP layer too, layers + num_nextn_predict_layers); the layers read the first `count`.
         std::int64_t length = count;
@@ -112,7 +106,12 @@ Result<std::optional<bool>> layer_list_says(const Ir& ir, const Json& spec, cons
             return make_error(ErrorCode::invalid_input, at, std::to_string(list->size()) + " entries for " + length_text);
         const Json& here = (*list)[static_cast<std::size_t>(i)];
         const std::string entry_at = at + "/" + std::to_string(i);
-        if (!named && !kinds.empty()) {
+        if (valued) {
+            std::vector<std::int64_t> kinds;  // the values the slot's choices give this field, in order
+            for (const auto& c : slot_choices)
+                if (auto other = c.find("layer_list"); other != c.end() && other->value("field", "") == field && other->contains("value") &&
+                                                       std::find(kinds.begin(), kinds.end(), (*other)["value"].get<std::int64_t>()) == kinds.end())
+                    kinds.push_back((*other)["value"].get<std::int64_t>());
             auto v = integer(here);
             if (!v || here.is_boolean() || std::find(kinds.begin(), kinds.end(), *v) == kinds.end()) {
                 std::string planned;
@@ -121,7 +120,7 @@ Result<std::optional<bool>> layer_list_says(const Ir& ir, const Json& spec, cons
                                   "layer " + std::to_string(i) + " is " + here.dump() + ", a kind of layer architecture '" + ir.architecture_name() +
                                       "' does not plan (it plans " + planned + ")");
             }
-            return std::optional<bool>(*v == spec["entry"].get<std::int64_t>());
+            return std::optional<bool>(*v == spec["value"].get<std::int64_t>());
         }
         if (!named) {
             auto v = integer(here);
@@ -139,7 +138,6 @@ Result<std::optional<bool>> layer_list_says(const Ir& ir, const Json& spec, cons
         const auto mine = entry_names(spec["entry"]);
         return std::optional<bool>(std::find(mine.begin(), mine.end(), name) != mine.end());
     }
-    if (spec.contains("entry")) return std::optional<bool>();  // an empty 0/1 list
     bool in = false;
     for (std::size_t k = 0; k < list->size(); ++k) {
         auto v = integer((*list)[k]);
