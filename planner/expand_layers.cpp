@@ -3,8 +3,10 @@
 // when its conditions do: `layer_type` (the config's `layer_types[i]`, when the config has that
 // list; else `layer_list` / `layer_char`, when the config has their field, else `when` decides),
 // `layer_list` (a per-layer config list: entry i of a 0/1 list such as `no_rope_layers`, entry i
-// of a list of layer kind names such as Nemotron-H's `layers_block_type`, or i among the indices
-// of a list such as `moe_layers`; when the config gives it, it decides before the choice's
+// of a list of layer kind names such as Nemotron-H's `layers_block_type`, entry i of a list of
+// integer layer kinds such as DeepSeek-V4's `compress_ratios` (0, 4, 128; a `length` says when
+// the list runs past the layers), or i among the indices of a list such as `moe_layers`; when
+// the config gives it, it decides before the choice's
 // `layer_char`), `layer_char` (character i of a config string of one character a layer, such as
 // Nemotron-H's `hybrid_override_pattern`: 'M', '*', '-' or 'E'), `when` (an expression over the
 // symbols and i), `layer_in` / `layer_not_in` (i is / is not in a config list such as
@@ -85,11 +87,41 @@ Result<std::optional<bool>> layer_list_says(const Ir& ir, const Json& spec, cons
         return std::nullopt;
     };
     const bool named = spec.contains("entry") && !spec["entry"].is_number();
-    if (spec.contains("entry") && (named || !list->empty())) {
-        if (static_cast<std::int64_t>(list->size()) != count)
-            return make_error(ErrorCode::invalid_input, at, std::to_string(list->size()) + " entries for " + std::to_string(count) + " layers");
+    // A list of integer layer kinds (DeepSeek-V4's compress_ratios: 0, 4, 128): the choice's `value`;
+    // every entry must be a value some choice of the slot names for the field.
+    const bool valued = spec.contains("value");
+    if (spec.contains("entry") || valued) {
+        if (!valued && !named && list->empty()) return std::optional<bool>();  // an empty 0/1 list
+        // A list may carry entries past the decoder layers (`length`: compress_ratios holds one for
+        // each MTP layer too, layers + num_nextn_predict_layers); the layers read the first `count`.
+        std::int64_t length = count;
+        std::string length_text = std::to_string(count) + " layers";
+        if (auto l = spec.find("length"); l != spec.end() && l->is_string()) {
+            auto v = eval_expr(l->get<std::string>(), [&](std::string_view name) { return ir.symbol(name); });
+            if (!v) return ir.config_error({l->get<std::string>()}, v.error().message + " (layer_list /length)", false);
+            length = *v;
+            length_text = l->get<std::string>() + " = " + std::to_string(length);
+        }
+        if (static_cast<std::int64_t>(list->size()) != length)
+            return make_error(ErrorCode::invalid_input, at, std::to_string(list->size()) + " entries for " + length_text);
         const Json& here = (*list)[static_cast<std::size_t>(i)];
         const std::string entry_at = at + "/" + std::to_string(i);
+        if (valued) {
+            std::vector<std::int64_t> kinds;  // the values the slot's choices give this field, in order
+            for (const auto& c : slot_choices)
+                if (auto other = c.find("layer_list"); other != c.end() && other->value("field", "") == field && other->contains("value") &&
+                                                       std::find(kinds.begin(), kinds.end(), (*other)["value"].get<std::int64_t>()) == kinds.end())
+                    kinds.push_back((*other)["value"].get<std::int64_t>());
+            auto v = integer(here);
+            if (!v || here.is_boolean() || std::find(kinds.begin(), kinds.end(), *v) == kinds.end()) {
+                std::string planned;
+                for (std::size_t k = 0; k < kinds.size(); ++k) planned += (k ? ", " : "") + std::to_string(kinds[k]);
+                return make_error(ErrorCode::invalid_input, entry_at,
+                                  "layer " + std::to_string(i) + " is " + here.dump() + ", a kind of layer architecture '" + ir.architecture_name() +
+                                      "' does not plan (it plans " + planned + ")");
+            }
+            return std::optional<bool>(*v == spec["value"].get<std::int64_t>());
+        }
         if (!named) {
             auto v = integer(here);
             if (!v || (*v != 0 && *v != 1)) return make_error(ErrorCode::invalid_input, entry_at, "expected 0 or 1 (one entry per layer)");
@@ -106,7 +138,6 @@ Result<std::optional<bool>> layer_list_says(const Ir& ir, const Json& spec, cons
         const auto mine = entry_names(spec["entry"]);
         return std::optional<bool>(std::find(mine.begin(), mine.end(), name) != mine.end());
     }
-    if (spec.contains("entry")) return std::optional<bool>();  // an empty 0/1 list
     bool in = false;
     for (std::size_t k = 0; k < list->size(); ++k) {
         auto v = integer((*list)[k]);

@@ -60,7 +60,10 @@ std::string within_layer(const std::string& module) {
 ModuleKind module_kind(const schema::Op& op) {
     using schema::OpId;
     switch (op.kind.id) {
-        case OpId::linear: return ModuleKind::linear;
+        // The hyper-connection mixes (DeepSeek-V4's hc_attn_fn / hc_ffn_fn with their base and scale)
+        // are FP32 parameters the engines' mHC kernels read, not Linear layers with a quant method
+        // (vLLM's DeepseekV4DecoderLayer holds them as nn.Parameter): never quantized, as routers.
+        case OpId::linear: return op.role.view() == "hc_mix" ? ModuleKind::other : ModuleKind::linear;
         case OpId::expert_gate_up:
         case OpId::expert_down: return ModuleKind::experts;
         case OpId::lm_head: return ModuleKind::lm_head;

@@ -68,6 +68,7 @@
     X(kpool_compress, "kpool_compress") /* DSA indexer: pooled key store */               \
     X(index_select, "index_select")     /* DSA indexer: select the top positions */       \
     X(index_write, "index_write")       /* DSA indexer: FP8 key store (DeepSeek-V3.2) */  \
+    X(kv_compress, "kv_compress")       /* DeepSeek-V4 compressor: gated pooling to a cache */ \
     X(mla_attention, "mla_attention")   /* multi-head latent attention */                 \
     X(attention, "attention")           /* grouped-query attention over a KV cache */     \
     X(rope, "rope")                     /* rotary position embedding */                   \

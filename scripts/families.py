@@ -37,6 +37,8 @@ def language_config(cfg, architectures):
 def kv_formula(cfg):
     if "kv_lora_rank" in cfg:
         return cfg["kv_lora_rank"] + cfg["qk_rope_head_dim"]
+    if cfg.get("model_type") == "deepseek_v4":
+        return cfg["head_dim"]  # one shared key, which is also the value
     heads = cfg["num_attention_heads"]
     kv = cfg.get("num_key_value_heads") or heads
     hd = cfg.get("head_dim") or cfg["hidden_size"] // heads

@@ -184,6 +184,8 @@ TEST_CASE("families: every sample's parameters match its card and its cache the 
         std::int64_t formula;
         if (model.contains("kv_lora_rank")) {
             formula = model["kv_lora_rank"].get<std::int64_t>() + model["qk_rope_head_dim"].get<std::int64_t>();
+        } else if (model.value("model_type", "") == "deepseek_v4") {
+            formula = model["head_dim"].get<std::int64_t>();  // one shared key, which is also the value
         } else {
             std::int64_t heads = model["num_attention_heads"], kv = model.value("num_key_value_heads", heads);
             std::int64_t hd = model.contains("head_dim") && model["head_dim"].is_number() ? model["head_dim"].get<std::int64_t>()
@@ -1747,6 +1749,121 @@ TEST_CASE("families: DeepSeek-V3.2 and GLM-5 plan transformers' and vLLM's DeepS
     });
     REQUIRE_FALSE(odd.ok());
     CHECK(odd.error().where == "/indexer_types/9");
+}
+
+TEST_CASE("families: DeepSeek-V4 plans vLLM's DeepseekV4 layers: hyper-connections, the sliding-window, compressed sparse and heavily compressed attention by compress_ratios, hash-routed MoE, the MTP layer", "[families][config]") {
+    // vllm/model_executor/models/deepseek_v4.py (DeepseekV4DecoderLayer, DeepseekV4Attention,
+    // DeepseekV4MoE), layers/deepseek_v4_attention.py, layers/deepseek_compressor.py, deepseek_v4_mtp.py;
+    // module names as the checkpoint (and its quantization_config) gives them.
+    const auto plan = plan_of(request(sample("deepseek-v4-flash")));
+    CHECK(plan.layers.size() == 43);
+    CHECK(count_kind(plan, "sliding_attention") == 2);           // compress_ratios 0
+    CHECK(count_kind(plan, "deepseek_sparse_attention") == 21);  // 4
+    CHECK(count_kind(plan, "multi_latent_attention") == 20);     // 128
+    CHECK(count_template(plan, "v4_swa+moe_hash") == 2);         // num_hash_layers 3
+    CHECK(count_template(plan, "v4_csa+moe_hash") == 1);
+    CHECK(count_template(plan, "v4_csa+moe") == 20);
+    CHECK(count_template(plan, "v4_hca+moe") == 20);
+    // Every kind: the mix over 4 x 4096 streams ((2 + 4) x 4 outputs), wq_a / q_norm / wq_b, wkv / kv_norm
+    // (one 512-wide key that is the value too), wo_a in 8 groups of 64 x 512 / 8 inputs to 1024, wo_b.
+    for (const char* b : {"l0.v4_swa", "l2.v4_csa", "l3.v4_hca"}) {
+        const std::string l = b;
+        INFO(l);
+        CHECK(nth_in_width(plan, l + ".mix", 0) == 4 * 4096);
+        CHECK(out_width(plan, l + ".mix") == 24);
+        CHECK(out_width(plan, l + ".q_a") == 1024);
+        CHECK(out_width(plan, l + ".q_b") == 64 * 512);
+        CHECK(out_width(plan, l + ".kv") == 512);
+        CHECK(out_width(plan, l + ".o_a") == 8 * 1024);
+        CHECK(node(plan, l + ".o_a")->point.find("weight_k")->integer() == 64 * 512 / 8);
+        CHECK(out_width(plan, l + ".o_b") == 4096);
+        CHECK(node(plan, l + ".attend")->point.find("sinks")->integer() == 64);
+        CHECK(node(plan, l + ".attend")->family == "mla_sparse_attention");
+        CHECK(node(plan, l + ".kv_write")->family == "dsv4_kv_insert");
+        CHECK(node(plan, l + ".mix")->family == "dsv4_mhc");
+    }
+    CHECK(cached_values(plan) == 512);
+    // Ratio 4: the compressor's kv|score of two overlapping windows (2 x 2 x 512) and the indexer
+    // (wq_b from the q latent, weights_proj, its own compressor of 128-wide keys); ratio 128: one window.
+    CHECK(out_width(plan, "l2.v4_csa.compress_kv") == 2 * 2 * 512);
+    CHECK(out_width(plan, "l3.v4_hca.compress_kv") == 2 * 512);
+    CHECK(node(plan, "l0.v4_swa.compress") == nullptr);
+    CHECK(node(plan, "l3.v4_hca.select") == nullptr);
+    CHECK(out_width(plan, "l2.v4_csa.idx_q") == 64 * 128);
+    CHECK(nth_in_width(plan, "l2.v4_csa.idx_q", 0) == 1024);
+    CHECK(out_width(plan, "l2.v4_csa.idx_w") == 64);
+    CHECK(out_width(plan, "l2.v4_csa.idx_compress_kv") == 2 * 2 * 128);
+    CHECK(out_width(plan, "l2.v4_csa.select") == 512);
+    CHECK(node(plan, "l2.v4_csa.compress")->op.kind.name() == "kv_compress");
+    CHECK(node(plan, "l2.v4_csa.select")->family == "dsa_index_select");
+    // The MoE on every layer: 256 experts of 2048, 6 a token, one shared expert.
+    CHECK(out_width(plan, "l0.moe_hash.gate") == 256);
+    CHECK(out_width(plan, "l3.moe.experts_gate_up") == 2 * 2048);
+    CHECK(out_width(plan, "l3.moe.shared_gate_up") == 2 * 2048);
+    REQUIRE(plan.modules);
+    std::map<std::string, std::vector<std::string>> modules;
+    for (const auto& [id, names] : *plan.modules)
+        for (const auto& n : names.array()) modules[id].push_back(n.string());
+    CHECK(modules["l2.v4_csa.q_a"] == std::vector<std::string>{"layers.2.attn.wq_a"});
+    CHECK(modules["l2.v4_csa.compress_kv"] == std::vector<std::string>{"layers.2.attn.compressor.wkv", "layers.2.attn.compressor.wgate"});
+    CHECK(modules["l2.v4_csa.idx_q"] == std::vector<std::string>{"layers.2.attn.indexer.wq_b"});
+    CHECK(modules["l3.v4_hca.mix"] == std::vector<std::string>{"layers.3.hc_attn_fn", "layers.3.hc_attn_base", "layers.3.hc_attn_scale"});
+    CHECK(modules["l3.moe.experts_down"] == std::vector<std::string>{"layers.3.ffn.experts.*.w2"});
+    CHECK(modules["embed.embed"] == std::vector<std::string>{"embed"});
+    CHECK(modules["head.lm_head"] == std::vector<std::string>{"head"});
+    // The state vLLM keeps: 584-byte entries (448 FP8, 64 BF16 rotary values, 7 scales and a pad) of
+    // the last 128 tokens, and of every 4th (with the indexer's 128 + 4-byte keys) or 128th token.
+    REQUIRE(plan.node_costs);
+    std::map<std::string, std::string> moved, held;
+    for (const auto& [id, value] : *plan.node_costs) {
+        if (auto* m = value.find("state_bytes")) moved[id] = m->string();
+        if (auto* h = value.find("state_held")) held[id] = h->string();
+    }
+    CHECK(held["l0.v4_swa.attend"] == "sequences*(min(context, 128))*584");
+    CHECK(moved["l2.v4_csa.attend"] == "sequences*(min(context, 128)+min(context/4, 512))*584");
+    CHECK(held["l2.v4_csa.attend"] == "sequences*(min(context, 128)+context/4)*584");
+    CHECK(held["l2.v4_csa.select"] == "sequences*context/4*(128+4)");
+    CHECK(held["l3.v4_hca.attend"] == "sequences*(min(context, 128)+context/128)*584");
+    CHECK(held["l2.v4_csa.compress"] == "sequences*2*4*2*2*512*4");
+    CHECK(held["l3.v4_hca.compress"] == "sequences*128*2*512*4");
+    // The parameters, module by module.
+    const std::int64_t hidden = 4096, vocab = 129280, hc = 4 * hidden;
+    const std::int64_t attn = 2 * 24 * hc + hidden + hidden * 1024 + 1024 + 1024 * 64 * 512 + hidden * 512 + 512 + 8 * 1024 * 4096 + 8192 * hidden + 64;
+    const std::int64_t c4 = 2 * hidden * 1024 + 1024 * 64 * 128 + hidden * 64 + 2 * hidden * 256, c128 = 2 * hidden * 512;
+    const std::int64_t moe = hidden + 256 * hidden + 256 * 3 * hidden * 2048 + 3 * hidden * 2048;
+    CHECK(kbp::schema::compute_memory(plan).parameters == 43 * (attn + moe) + 21 * c4 + 20 * c128 + 2 * vocab * hidden + hidden);
+    CHECK(kbp::schema::compute_memory(plan).parameters == 284'330'720'448);
+    // Pro: 61 layers, two heavily compressed ones first.
+    const auto pro = plan_of(request(sample("deepseek-v4-pro")));
+    CHECK(pro.layers[0].kind.name() == "multi_latent_attention");
+    CHECK(count_kind(pro, "deepseek_sparse_attention") == 30);
+    CHECK(count_kind(pro, "multi_latent_attention") == 31);
+    CHECK(out_width(pro, "l2.v4_csa.q_b") == 128 * 512);
+    CHECK(node(pro, "l2.v4_csa.o_a")->point.find("weight_k")->integer() == 4096);
+    CHECK(kbp::schema::compute_memory(pro).parameters == 1'572'994'841'216);
+
+    // The draft arm is the MTP layer (mtp.0: e_proj and h_proj, a sliding-window layer, its hc_head and norm).
+    const auto draft = plan_of(request(sample("deepseek-v4-flash"), "draft"));
+    CHECK(draft.layers.size() == 1);
+    CHECK(base_template(draft.layers[0].template_name) == "mtp_in+v4_swa+moe+mtp_norm");
+    REQUIRE(draft.modules);
+    std::map<std::string, std::vector<std::string>> mtp;
+    for (const auto& [id, names] : *draft.modules)
+        for (const auto& n : names.array()) mtp[id].push_back(n.string());
+    CHECK(mtp["l0.mtp_in.e_proj"] == std::vector<std::string>{"mtp.0.e_proj"});
+    CHECK(mtp["l0.v4_swa.q_b"] == std::vector<std::string>{"mtp.0.attn.wq_b"});
+    CHECK(mtp["l0.mtp_norm.shared_norm"] == std::vector<std::string>{"mtp.0.norm"});
+    REQUIRE(plan.mtp);
+    CHECK(plan.mtp->parameters == attn + moe + 2 * hidden * hidden + 3 * hidden);
+
+    // compress_ratios: one entry a layer and one a MTP layer; a ratio no block plans is refused at its entry.
+    auto short_list = changed("deepseek-v4-flash", [](OJson& c) { c["compress_ratios"].erase(c["compress_ratios"].size() - 1); });
+    REQUIRE_FALSE(short_list.ok());
+    CHECK(short_list.error().where == "/compress_ratios");
+    auto odd = changed("deepseek-v4-flash", [](OJson& c) { c["compress_ratios"][5] = 16; });
+    REQUIRE_FALSE(odd.ok());
+    CHECK(odd.error().where == "/compress_ratios/5");
+    CHECK(refused_at("deepseek-v4-flash", "num_key_value_heads", 8) == "/num_key_value_heads");
 }
 
 TEST_CASE("families: Kimi Linear plans vLLM's KimiDeltaAttention and NoPE MLA on the layers linear_attn_config lists, counted from 1", "[families][config]") {
