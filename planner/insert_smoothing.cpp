@@ -82,7 +82,7 @@ Status insert_smoothing(Ir& ir) {
                 m.outputs = {mt};
                 m.why.inserted_for = roles ? "the projections of one fused op share one smoothing vector (" + where + "/shared)"
                                            : n.node.id + " is smoothed (" + where + "/before)";
-                m.steps_spec = spec.contains("steps") ? &spec["steps"] : nullptr;
+                m.inserted_steps = spec.contains("steps") ? &spec["steps"] : nullptr;
                 int mi = static_cast<int>(out.size());
                 out.push_back(std::move(m));
                 if (roles) shared_nodes[key] = mi;

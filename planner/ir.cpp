@@ -74,14 +74,13 @@ Result<std::int64_t> Ir::eval(std::string_view expr) const {
     });
 }
 
-const Json* Ir::kernel_instance(const std::string& kernel, const DataFile** file) const {
+const KernelInstance* Ir::kernel_instance(const std::string& kernel, const DataFile** file) const {
     for (const DataFile* f : kernels) {
-        auto instances = f->json.find("instances");
-        if (instances == f->json.end() || !instances->is_object()) continue;
-        auto it = instances->find(kernel);
-        if (it == instances->end()) continue;
+        const auto& instances = f->kernel_catalog->instances;
+        auto it = instances.find(kernel);
+        if (it == instances.end()) continue;
         if (file) *file = f;
-        return &*it;
+        return &it->second;
     }
     return nullptr;
 }

@@ -35,17 +35,6 @@ std::optional<std::string> hint(const Json& config, const char* key) {
     return std::nullopt;
 }
 
-bool applies(const Json& file, const std::string& architecture, const std::string& target) {
-    auto a = file.find("applies_to");
-    if (a == file.end()) return true;
-    auto contains = [](const Json& list, const std::string& name) {
-        if (!list.is_array()) return true;
-        return std::any_of(list.begin(), list.end(), [&](const Json& v) { return v == name; });
-    };
-    return contains(a->value("architectures", Json::array({architecture})), architecture) &&
-           contains(a->value("targets", Json::array({target})), target);
-}
-
 // The one catalog recipe made for `target` that serves `architecture`; "" when none or several are.
 std::string recipe_made_for(const Catalog& catalog, const std::string& target, const std::string& architecture) {
     auto found = recipes_made_for(catalog, [&](const std::string& t) { return t == target; }, architecture);
@@ -177,24 +166,27 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
         for (const char* kind : {"kernels", "fusion"}) {
             auto f = catalog.get(kind, name.get<std::string>());
             if (!f) continue;  // a catalog may be kernels or fusion rules alone (the engine's schema checked the name)
-            if (!applies((*f)->json, arch_name, target_id)) continue;
+            const auto& applies_to = std::string(kind) == "kernels" ? (*f)->kernel_catalog->applies_to : (*f)->fusion_catalog->applies_to;
+            if (!applies(applies_to, arch_name, target_id)) continue;
             (std::string(kind) == "kernels" ? ir.kernels : ir.fusion).push_back(*f);
         }
     }
     // A file that applies may stand in for another of its kind (its "replaces"): the seed's
     // GLM-5.3-Flash catalogs on GB10 run their own kernels and fusions, not the generic ones.
-    for (auto* files : {&ir.kernels, &ir.fusion}) {
+    auto erase_replaced = [](std::vector<const DataFile*>& files, auto replaces_of) {
         std::set<std::string> replaced;
-        for (const DataFile* f : *files)
-            for (const auto& name : f->json.value("replaces", Json::array())) replaced.insert(name.get<std::string>());
-        std::erase_if(*files, [&](const DataFile* f) { return replaced.count(f->name) > 0; });
-    }
+        for (const DataFile* f : files)
+            if (const auto& names = replaces_of(*f)) replaced.insert(names->begin(), names->end());
+        std::erase_if(files, [&](const DataFile* f) { return replaced.count(f->name) > 0; });
+    };
+    erase_replaced(ir.kernels, [](const DataFile& f) -> const auto& { return f.kernel_catalog->replaces; });
+    erase_replaced(ir.fusion, [](const DataFile& f) -> const auto& { return f.fusion_catalog->replaces; });
     if (ir.kernels.empty()) {
         std::string which;
         for (const DataFile* f : catalog.all("kernels"))
             for (const auto& name : catalogs)
                 if (name == f->name)
-                    which += (which.empty() ? "" : "; ") + f->origin + " applies to " + f->json.value("applies_to", Json::object()).dump();
+                    which += (which.empty() ? "" : "; ") + f->origin + " applies to " + applies_to_text(f->kernel_catalog->applies_to);
         return unsupported(ir.engine->origin + ": /catalogs", "engine '" + ir.engine->name + "' has no kernel catalog for architecture '" + arch_name +
                                                                   "' on target '" + target_id + "' (" + which + ")");
     }
