@@ -32,7 +32,7 @@ struct Entry {
 std::string recipes_for_kind(Catalog& catalog, const std::string& kind, const std::string& architecture) {
     auto of_kind = [&](const std::string& target) {
         auto t = catalog.get("targets", target);
-        return t && (*t)->json.value("kind", "") == kind;
+        return t && (*t)->target_record->kind.value_or("") == kind;
     };
     std::string names;
     for (const DataFile* r : recipes_made_for(catalog, of_kind, architecture))
@@ -54,10 +54,9 @@ Status assign_precision(Ir& ir) {
         }
         entries.push_back({&recipe_entries[i], ir.recipe->origin + ": /entries/" + std::to_string(i)});
     }
-    std::vector<std::string> target_formats, weight_only_formats;
-    for (const auto& f : ir.target->json.value("formats", Json::array())) target_formats.push_back(f.get<std::string>());
+    const std::vector<std::string>& target_formats = ir.target->target_record->formats;
     // A format the device stores but cannot compute in (NVFP4 widened to bf16 by FP4 Marlin on Hopper).
-    for (const auto& f : ir.target->json.value("weight_formats", Json::array())) weight_only_formats.push_back(f.get<std::string>());
+    const std::vector<std::string>& weight_only_formats = ir.target->target_record->weight_formats;
     // "fx32" in a recipe is FixedPoint32 with its fractional bits still to be decided.
     auto resolve = [](const std::string& f) { return f == "fx32" ? std::string("fx32/f?") : f; };
     // Where a {setting} in `raw` got its value: --set, or the recipe's settings.
@@ -84,7 +83,7 @@ Status assign_precision(Ir& ir) {
             return make_error(ErrorCode::unsupported, where,
                               "format '" + f + "'" + from + " is not available on target '" + ir.target->name + "'" + (weight_only ? " as an activation" : "") +
                                   " (" + ir.target->origin + (weight_only ? ": /weight_formats lists it for weights only; " : ": /formats; ") +
-                                  ir.inputs_from + ")" + recipes_for_kind(*ir.catalog, ir.target->json.value("kind", ""), ir.architecture_name()));
+                                  ir.inputs_from + ")" + recipes_for_kind(*ir.catalog, ir.target->target_record->kind.value_or(""), ir.architecture_name()));
         }
         return Ok{};
     };

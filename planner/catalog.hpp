@@ -25,6 +25,7 @@ namespace kbp::planner {
 
 struct KernelCatalog;  // kernel_records.hpp
 struct FusionCatalog;  // fusion_records.hpp
+struct TargetRecord;   // target_records.hpp
 
 struct DataFile {
     std::string kind;    // "architectures", "recipes", "recipes/parts", "targets", "kernels", "fusion", "explain", "ops"
@@ -40,6 +41,7 @@ struct DataFile {
     // read these, not `json`. Set for its kind alone; shared by every share() of the catalog.
     std::shared_ptr<const KernelCatalog> kernel_catalog;
     std::shared_ptr<const FusionCatalog> fusion_catalog;
+    std::shared_ptr<const TargetRecord> target_record;
 };
 
 // Whether a recipe or target name is a file's path rather than a catalog name.

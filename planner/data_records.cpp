@@ -17,6 +17,10 @@ Status read_records(DataFile& file) {
         auto records = std::make_shared<FusionCatalog>();
         if (auto s = read_record(file.json, *records, file.origin); !s) return s;
         file.fusion_catalog = std::move(records);
+    } else if (file.kind == "targets") {
+        auto records = std::make_shared<TargetRecord>();
+        if (auto s = read_record(file.json, *records, file.origin); !s) return s;
+        file.target_record = std::move(records);
     }
     return Ok{};
 }

@@ -11,7 +11,7 @@
 namespace kbp::planner {
 
 Status describe_steps(Ir& ir) {
-    const Json& mma_table = ir.target->json.value("mma", Json::object());
+    const auto& mma_table = ir.target->target_record->mma;
     for (auto& n : ir.nodes) {
         const auto& p = n.node.precision;
         std::map<std::string, std::string> extra = placeholders(ir, n);
@@ -36,7 +36,7 @@ Status describe_steps(Ir& ir) {
                 if (it == mma_table.end())
                     return make_error(ErrorCode::unsupported, ir.target->origin + ": /mma",
                                       "target has no MMA instruction '" + n.node.compute->unit + "' (needed by " + n.node.id + ")");
-                operand = it->get<std::string>();
+                operand = it->second;
             }
             steps = {steps.empty() ? schema::Sym("act " + extra["activation"]) : steps.front()};
             if (spec && spec->contains("steps_prefix")) steps.push_back("act " + extra["activation"]);

@@ -129,11 +129,10 @@ bool Ir::has_weight(const schema::Op& op) const {
 
 std::optional<std::string> Ir::target_instruction(const std::string& key) const {
     if (!target) return std::nullopt;
-    auto table = target->json.find("instructions");
-    if (table == target->json.end()) return std::nullopt;
-    auto it = table->find(key);
-    if (it == table->end() || !it->is_string()) return std::nullopt;
-    return it->get<std::string>();
+    const auto& table = target->target_record->instructions;
+    auto it = table.find(key);
+    if (it == table.end()) return std::nullopt;
+    return it->second;
 }
 
 bool is_quantized(const schema::Format& f) {

@@ -14,6 +14,7 @@
 
 #include "planner/catalog.hpp"
 #include "planner/kernel_records.hpp"
+#include "planner/target_records.hpp"
 #include "planner/plan.hpp"
 #include "schema/blueprint.hpp"
 

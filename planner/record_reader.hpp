@@ -5,7 +5,7 @@
 //
 // The schema is the one gate: a file that reaches this reader has every required member and
 // every type its schema says, so the reader checks neither again. The JSON type of a member
-// follows from its C++ type (std::string, bool, std::int64_t; std::optional<T>: T or null;
+// follows from its C++ type (std::string, bool, std::int64_t, double: a number; std::optional<T>: T or null;
 // std::vector<T> and std::array<T, N>: an array; std::map<std::string, T>: an object of T;
 // std::variant: the alternative whose JSON type the value has; a described record: an object;
 // Json: any value, kept as written: a family's free-form knobs). Where the C++ type and the
@@ -52,6 +52,7 @@ template <class T> struct Fits {
         if constexpr (std::is_same_v<T, std::string>) return j.is_string();
         else if constexpr (std::is_same_v<T, bool>) return j.is_boolean();
         else if constexpr (std::is_same_v<T, std::int64_t>) return j.is_number_integer();
+        else if constexpr (std::is_same_v<T, double>) return j.is_number();
         else if constexpr (std::is_same_v<T, Json>) return true;
         else if constexpr (schema::Described<T>) return j.is_object();
         else return false;
@@ -111,7 +112,7 @@ template <class T> struct Reader {
     static Status read(const Json& j, T& out, const std::string& origin, const std::string& pointer) {
         if constexpr (schema::Described<T>) return read_fields(j, out, origin, pointer);
         else {
-            out = j.get<T>();  // a string, bool, integer or Json: fits() has seen its type
+            out = j.get<T>();  // a string, bool, integer, number or Json: fits() has seen its type
             return Ok{};
         }
     }

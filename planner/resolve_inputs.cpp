@@ -123,9 +123,9 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     if (target_name.empty())
         return unsupported(target_default, "missing, and neither " + cfg_name + " (kbp.target) nor " + ir.architecture->origin +
                                                " (defaults.target) names one: pass --target NAME|FILE");
-    auto target = catalog.get("targets", target_name);
-    if (!target) return at_name(target.error(), target_name, named_at(req.target, "target", target_default));
-    ir.target = *target;
+    auto target_file = catalog.get("targets", target_name);
+    if (!target_file) return at_name(target_file.error(), target_name, named_at(req.target, "target", target_default));
+    ir.target = *target_file;
     ir.inputs_from = (ir.quant ? "precision from " + ir.quant->at() + " (the checkpoint's own; --recipe plans another)"
                                : "recipe '" + ir.recipe->name + "' from " + named_at(req.recipe, "recipe", recipe_default + " as " + cfg_name + " names no kbp.recipe")) +
                      ", target '" + ir.target->name + "' from " +
@@ -141,16 +141,15 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
         }
 
     // The engine: --engine, else the recipe's, else the target's first; one the target runs.
-    std::string target_id = ir.target->json.value("name", ir.target->name);
-    const Json engines = ir.target->json.value("engines", Json::array());
-    const std::string engine_name = req.engine ? *req.engine : ir.recipe->json.value("engine", engines.empty() ? std::string() : engines[0].get<std::string>());
+    const TargetRecord& target = *ir.target->target_record;
+    const std::string& target_id = target.name;
+    const std::vector<std::string>& engines = target.engines;
+    const std::string engine_name = req.engine ? *req.engine : ir.recipe->json.value("engine", engines.front());
     const std::string engine_where = req.engine ? "--engine" : ir.recipe->json.contains("engine") ? ir.recipe->origin + ": /engine" : ir.target->origin + ": /engines/0";
-    if (std::none_of(engines.begin(), engines.end(), [&](const Json& e) { return e == engine_name; })) {
-        std::vector<std::string> runs;
-        for (const auto& e : engines) runs.push_back(e.get<std::string>());
+    if (std::find(engines.begin(), engines.end(), engine_name) == engines.end()) {
         std::string list;
-        for (const auto& e : runs) list += (list.empty() ? "" : ", ") + e;
-        const std::string near = schema::closest_of(engine_name, runs);
+        for (const auto& e : engines) list += (list.empty() ? "" : ", ") + e;
+        const std::string near = schema::closest_of(engine_name, engines);
         return make_error(ErrorCode::invalid_input, engine_where,
                           "engine '" + engine_name + "' does not run on target '" + target_id + "' (" +
                               (near.empty() || near == engine_name ? "it runs: " + list : "did you mean '" + near + "'?") + ")");
@@ -210,7 +209,7 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
             // A recipe made for another target: name the ones made for a target like this one.
             const bool elsewhere = ir.recipe->json.value("target", std::string()) != ir.target->name;
             return make_error(ErrorCode::invalid_input, ir.recipe->origin + ": /settings/" + k,
-                              problem + (elsewhere ? recipes_for_kind(catalog, ir.target->json.value("kind", std::string("gpu")), ir.architecture_name()) : ""));
+                              problem + (elsewhere ? recipes_for_kind(catalog, target.kind.value_or("gpu"), ir.architecture_name()) : ""));
         }
     }
     // The KV cache the checkpoint declares (import_quant.hpp), checked as a recipe's would be.
@@ -306,13 +305,12 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
         for (const auto& d : ir.config_defaults_used) used += (used.empty() ? "" : ", ") + d;
         chose("transformers' defaults for the fields the config lacks (" + ir.architecture->origin + " /config_defaults): " + used);
     }
-    if (auto arms = ir.target->json.find("arms"); arms != ir.target->json.end() && arms->is_array()) {
-        bool served = std::any_of(arms->begin(), arms->end(), [&](const Json& a) { return a == req.arm; });
-        if (!served) {
+    if (const auto& arms = target.arms) {
+        if (std::find(arms->begin(), arms->end(), req.arm) == arms->end()) {
             std::string names;
-            for (const auto& a : *arms) names += (names.empty() ? "" : ", ") + (a.is_string() ? a.get<std::string>() : a.dump());
+            for (const auto& a : *arms) names += (names.empty() ? "" : ", ") + a;
             return unsupported("--arm", "target '" + target_id + "' plans the " + names + " arm only (" +
-                                            ir.target->json.value("arms_about", std::string("its kernels serve no other")) + "; " +
+                                            target.arms_about.value_or("its kernels serve no other") + "; " +
                                             ir.target->origin + ": /arms)");
         }
     }

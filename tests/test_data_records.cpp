@@ -1,8 +1,8 @@
-// The planner's data records (planner/kernel_records.hpp, planner/fusion_records.hpp) against
-// their JSON Schemas (planner/data/schemas/): each record's table has a field for every member
-// its schema object lists, in the schema's order, and no other; the members the schema requires
-// are the table's required ones; and each member's C++ type reads the JSON type the schema gives
-// it. The walk goes from the file's root through every member whose type is a record (or a list,
+// The planner's data records (planner/kernel_records.hpp, fusion_records.hpp, target_records.hpp)
+// against their JSON Schemas (planner/data/schemas/): each record's table has a field for every
+// member its schema object lists, in the schema's order, and no other; the members the schema
+// requires are the table's required ones; and each member's C++ type reads the JSON type the
+// schema gives it. The walk goes from the file's root through every member whose type is a record (or a list,
 // map, optional or variant of records), so a member added to a schema at any depth without its
 // record member fails here, and so does a record member the schema does not have.
 #include <catch2/catch.hpp>
@@ -97,6 +97,7 @@ template <class T> struct Walk {
         if constexpr (std::is_same_v<T, std::string>) scalar(doc, s, "string");
         else if constexpr (std::is_same_v<T, bool>) scalar(doc, s, "boolean");
         else if constexpr (std::is_same_v<T, std::int64_t>) scalar(doc, s, "integer");
+        else if constexpr (std::is_same_v<T, double>) scalar(doc, s, "number");
         else if constexpr (std::is_same_v<T, Json>) {
             // Free-form: a family's knobs, read as written.
         } else {
@@ -187,9 +188,10 @@ template <class... T> struct Walk<std::variant<T...>> {
 TEST_CASE("data records: each kind's record tables follow its schema member by member", "[planner][records]") {
     walk<KernelCatalog>(schema_of("kernels"), schema_of("kernels"), "kernels.schema.json#");
     walk<FusionCatalog>(schema_of("fusion"), schema_of("fusion"), "fusion.schema.json#");
+    walk<TargetRecord>(schema_of("targets"), schema_of("targets"), "targets.schema.json#");
 }
 
-TEST_CASE("data records: every shipped kernel and fusion file is read once, as its records", "[planner][records]") {
+TEST_CASE("data records: every shipped kernel, fusion and target file is read once, as its records", "[planner][records]") {
     auto loaded = Catalog::load(std::nullopt);
     REQUIRE(loaded.ok());
     for (const DataFile* f : loaded->all("kernels")) {
@@ -204,6 +206,13 @@ TEST_CASE("data records: every shipped kernel and fusion file is read once, as i
         INFO(f->origin);
         REQUIRE(f->fusion_catalog);
         CHECK(f->fusion_catalog->rules.size() == f->json.at("rules").size());
+    }
+    for (const DataFile* f : loaded->all("targets")) {
+        INFO(f->origin);
+        REQUIRE(f->target_record);
+        CHECK(f->target_record->formats.size() == f->json.at("formats").size());
+        // A figure written null is unknown, as one left out.
+        CHECK(f->target_record->memory_bandwidth_gbps.has_value() == (f->json.contains("memory_bandwidth_gbps") && !f->json["memory_bandwidth_gbps"].is_null()));
     }
     // Every plan from this catalog reads these records: a share holds the same ones.
     Catalog share = loaded->share();
