@@ -140,12 +140,10 @@ std::vector<const DataFile*> recipes_made_for(const Catalog& catalog, const std:
                                               const std::string& architecture) {
     std::vector<const DataFile*> out;
     for (const DataFile* f : catalog.all("recipes")) {
-        const std::string target = f->json.value("target", "");
-        if (target.empty() || !wants_target(target)) continue;
-        auto archs = f->json.find("architectures");
-        if (archs != f->json.end() && archs->is_array() &&
-            std::none_of(archs->begin(), archs->end(), [&](const nlohmann::ordered_json& a) { return a == architecture; }))
-            continue;
+        const RecipeRecord& recipe = *f->recipe_record;
+        if (!recipe.target || !wants_target(*recipe.target)) continue;
+        const auto& archs = recipe.architectures;
+        if (archs && std::find(archs->begin(), archs->end(), architecture) == archs->end()) continue;
         out.push_back(f);
     }
     return out;

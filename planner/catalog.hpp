@@ -26,6 +26,8 @@ namespace kbp::planner {
 struct KernelCatalog;  // kernel_records.hpp
 struct FusionCatalog;  // fusion_records.hpp
 struct TargetRecord;   // target_records.hpp
+struct RecipeRecord;   // recipe_records.hpp
+struct RecipePart;     // recipe_records.hpp
 
 struct DataFile {
     std::string kind;    // "architectures", "recipes", "recipes/parts", "targets", "kernels", "fusion", "explain", "ops"
@@ -42,6 +44,8 @@ struct DataFile {
     std::shared_ptr<const KernelCatalog> kernel_catalog;
     std::shared_ptr<const FusionCatalog> fusion_catalog;
     std::shared_ptr<const TargetRecord> target_record;
+    std::shared_ptr<const RecipeRecord> recipe_record;
+    std::shared_ptr<const RecipePart> recipe_part;
 };
 
 // Whether a recipe or target name is a file's path rather than a catalog name.

@@ -41,7 +41,7 @@ Status check_budgets(Ir& ir) {
             auto it = ir.settings.find(setting);
             // The limit's setting where it was given: --set, else the recipe.
             bool flag = std::any_of(ir.request.settings.begin(), ir.request.settings.end(), [&](const auto& kv) { return kv.first == setting; });
-            return make_error(ErrorCode::invalid_input, flag || !ir.recipe->json.value("settings", Json::object()).contains(setting)
+            return make_error(ErrorCode::invalid_input, flag || !ir.recipe->recipe_record->setting(setting)
                                                             ? "--set " + setting
                                                             : ir.recipe->origin + ": /settings/" + setting,
                               "the " + name + " needs " + schema::with_commas(total) + " B (" + std::to_string(users) + " x " + schema::with_commas(each) +

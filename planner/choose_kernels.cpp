@@ -23,14 +23,6 @@ bool settings_match(const std::map<std::string, std::string>& conditions, const 
     return true;
 }
 
-bool settings_match(const Json& conditions, const Ir& ir) {
-    for (const auto& [k, v] : conditions.items()) {
-        auto it = ir.settings.find(k);
-        if (it == ir.settings.end() || !v.is_string() || it->second != v.get<std::string>()) return false;
-    }
-    return true;
-}
-
 template <class Conditions> bool step_matches(const Conditions& row, const Ir& ir) {
     if (row.rows && (ir.rows < (*row.rows)[0] || ir.rows > (*row.rows)[1])) return false;
     if (row.settings && !settings_match(*row.settings, ir)) return false;

@@ -5,23 +5,31 @@
 
 namespace kbp::planner {
 
+namespace {
+
+// `slot` = the file read as a T; `then` finishes what the table cannot say.
+template <class T> Status read_into(const DataFile& file, std::shared_ptr<const T>& slot, void (*then)(T&, const Json&) = nullptr) {
+    auto records = std::make_shared<T>();
+    if (auto s = read_record(file.json, *records, file.origin); !s) return s;
+    if (then) then(*records, file.json);
+    slot = std::move(records);
+    return Ok{};
+}
+
+// Each row keeps the text it was read from: `kbp why` shows the row as the file has it.
+void keep_rows_text(KernelCatalog& catalog, const Json& json) {
+    const Json& rows = json.at("table");
+    for (std::size_t r = 0; r < catalog.table.size(); ++r) catalog.table[r].json = &rows[r];
+}
+
+}  // namespace
+
 Status read_records(DataFile& file) {
-    if (file.kind == "kernels") {
-        auto records = std::make_shared<KernelCatalog>();
-        if (auto s = read_record(file.json, *records, file.origin); !s) return s;
-        // Each row keeps the text it was read from: `kbp why` shows the row as the file has it.
-        const Json& rows = file.json.at("table");
-        for (std::size_t r = 0; r < records->table.size(); ++r) records->table[r].json = &rows[r];
-        file.kernel_catalog = std::move(records);
-    } else if (file.kind == "fusion") {
-        auto records = std::make_shared<FusionCatalog>();
-        if (auto s = read_record(file.json, *records, file.origin); !s) return s;
-        file.fusion_catalog = std::move(records);
-    } else if (file.kind == "targets") {
-        auto records = std::make_shared<TargetRecord>();
-        if (auto s = read_record(file.json, *records, file.origin); !s) return s;
-        file.target_record = std::move(records);
-    }
+    if (file.kind == "kernels") return read_into(file, file.kernel_catalog, keep_rows_text);
+    if (file.kind == "fusion") return read_into(file, file.fusion_catalog);
+    if (file.kind == "targets") return read_into(file, file.target_record);
+    if (file.kind == "recipes") return read_into(file, file.recipe_record);
+    if (file.kind == "recipes/parts") return read_into(file, file.recipe_part);
     return Ok{};
 }
 

@@ -20,11 +20,12 @@ Status describe_steps(Ir& ir) {
         std::vector<schema::Sym> steps;
         const Json* spec = n.spec;
         const KernelInstance* instance = n.weighted && n.node.kernel ? ir.kernel_instance(*n.node.kernel) : nullptr;
-        const std::vector<std::string>* own = n.steps_spec ? n.steps_spec : instance && instance->steps ? &*instance->steps : nullptr;
+        const std::vector<std::string>* own = n.steps_spec        ? n.steps_spec
+                                              : n.inserted_steps  ? n.inserted_steps
+                                              : instance && instance->steps ? &*instance->steps
+                                                                            : nullptr;
         if (own) {
             for (const auto& s : *own) steps.push_back(ir.fill(s, extra));
-        } else if (n.inserted_steps && n.inserted_steps->is_array()) {
-            for (const auto& s : *n.inserted_steps) steps.push_back(ir.fill(s.is_string() ? s.get<std::string>() : s.dump(), extra));
         } else if (spec && spec->contains("steps")) {
             for (const auto& s : (*spec)["steps"]) steps.push_back(ir.fill(s.get<std::string>(), extra));
         } else if (n.weighted) {

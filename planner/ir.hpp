@@ -14,6 +14,7 @@
 
 #include "planner/catalog.hpp"
 #include "planner/kernel_records.hpp"
+#include "planner/recipe_records.hpp"
 #include "planner/target_records.hpp"
 #include "planner/plan.hpp"
 #include "schema/blueprint.hpp"
@@ -71,7 +72,7 @@ struct IrNode {
     schema::JsonObject own_point;         // the architecture op's own knobs (joined to any kernel's)
     const FractionRule* fraction_rule = nullptr;  // how its fx32 outputs get F (kernel row or fusion member)
     const std::vector<std::string>* steps_spec = nullptr;  // the kernel row's own steps, if any
-    const Json* inserted_steps = nullptr;  // an inserted node's steps from its recipe (smoothing), if any
+    const std::vector<std::string>* inserted_steps = nullptr;  // an inserted node's steps from its recipe (smoothing), if any
     schema::Sym kernel_rule;  // the solo group rule from the kernel table
     std::vector<std::string> kernel_launches;  // a kernel-less row's launches (several kernels)
     // The checkpoint's module names of the weights it reads ("model.layers.3.self_attn.q_proj";

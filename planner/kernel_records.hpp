@@ -17,9 +17,8 @@
 
 namespace kbp::planner {
 
-// A count of bits: a whole number, or text over the settings and symbols ("{imf_headroom}")
-// filled in for each plan.
-using BitsOrText = std::variant<std::int64_t, std::string>;
+// A count of bits: a whole number, or text filled in for each plan ("{imf_headroom}").
+using BitsOrText = IntegerOrText;
 // A nullable member that may also be absent: absent leaves the node's as it is, null clears it.
 using NullableName = std::optional<std::optional<std::string>>;
 

@@ -35,10 +35,8 @@ Result<schema::Blueprint> build_blueprint(Ir& ir);
 // (step_matches, for a KernelRow or a FusionRule) the arm's rows range, arm names and settings.
 bool format_matches(const std::optional<std::string>& glob, const std::optional<schema::Format>& f);
 template <class Conditions> bool step_matches(const Conditions& row, const Ir& ir);
-// Every named setting has that value ("settings": {"proj_mode": "packed"}); a recipe's
-// conditions are still JSON (insert_smoothing).
+// Every named setting has that value ("settings": {"proj_mode": "packed"}).
 bool settings_match(const std::map<std::string, std::string>& conditions, const Ir& ir);
-bool settings_match(const Json& conditions, const Ir& ir);
 std::map<std::string, std::string> placeholders(const Ir& ir, const IrNode& n);
 Json fill_json(const Ir& ir, const Json& v, const std::map<std::string, std::string>& extra);
 schema::JsonValue to_value(const Json& v);

@@ -7,6 +7,7 @@
 // every type its schema says, so the reader checks neither again. The JSON type of a member
 // follows from its C++ type (std::string, bool, std::int64_t, double: a number; std::optional<T>: T or null;
 // std::vector<T> and std::array<T, N>: an array; std::map<std::string, T>: an object of T;
+// Keyed<T>: an object of T whose members' order matters (a recipe's settings, in its order);
 // std::variant: the alternative whose JSON type the value has; a described record: an object;
 // Json: any value, kept as written: a family's free-form knobs). Where the C++ type and the
 // value disagree anyway, the table and its schema disagree: a build problem, reported where
@@ -40,6 +41,11 @@ using Json = nlohmann::ordered_json;
 using schema::field;
 using schema::Presence;
 
+// An object of T in the order its members are written.
+template <class T> using Keyed = std::vector<std::pair<std::string, T>>;
+// A whole number, or text over the settings and symbols ("{imf_headroom}") filled in per plan.
+using IntegerOrText = std::variant<std::int64_t, std::string>;
+
 namespace record_reader {
 
 template <class T> struct is_optional : std::false_type {};
@@ -63,6 +69,9 @@ template <class T> struct Fits<std::optional<T>> {
 };
 template <class T> struct Fits<std::vector<T>> {
     static bool of(const Json& j) { return j.is_array(); }
+};
+template <class T> struct Fits<Keyed<T>> {
+    static bool of(const Json& j) { return j.is_object(); }
 };
 template <class T, std::size_t N> struct Fits<std::array<T, N>> {
     static bool of(const Json& j) { return j.is_array() && j.size() == N; }
@@ -131,6 +140,13 @@ template <class T> struct Reader<std::vector<T>> {
         out.resize(j.size());
         for (std::size_t i = 0; i < j.size(); ++i)
             if (auto s = read_value(j[i], out[i], origin, pointer + "/" + std::to_string(i)); !s) return s;
+        return Ok{};
+    }
+};
+template <class T> struct Reader<Keyed<T>> {
+    static Status read(const Json& j, Keyed<T>& out, const std::string& origin, const std::string& pointer) {
+        for (const auto& [key, value] : j.items())
+            if (auto s = read_value(value, out.emplace_back(key, T{}).second, origin, pointer + "/" + schema::pointer_token(key)); !s) return s;
         return Ok{};
     }
 };

@@ -117,9 +117,9 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     ir.recipe = *recipe;
     std::string target_name = req.target ? *req.target
                               : hint(cfg, "target") ? beside_config(*hint(cfg, "target"))
-                                                    : ir.recipe->json.value("target", defaults.value("target", ""));
+                                                    : ir.recipe->recipe_record->target.value_or(defaults.value("target", ""));
     const std::string target_default =
-        ir.recipe->json.contains("target") ? ir.recipe->origin + ": /target" : ir.architecture->origin + ": /defaults/target";
+        ir.recipe->recipe_record->target ? ir.recipe->origin + ": /target" : ir.architecture->origin + ": /defaults/target";
     if (target_name.empty())
         return unsupported(target_default, "missing, and neither " + cfg_name + " (kbp.target) nor " + ir.architecture->origin +
                                                " (defaults.target) names one: pass --target NAME|FILE");
@@ -132,10 +132,9 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
                      named_at(req.target, "target", target_default + " as " + cfg_name + " names no kbp.target");
 
     // Recipe parts, in the order the recipe includes them.
-    const auto& entries = ir.recipe->json.value("entries", Json::array());
-    for (const auto& e : entries)
-        if (auto inc = e.find("include"); inc != e.end()) {
-            auto part = catalog.get("recipes/parts", inc->get<std::string>());
+    for (const RecipeEntry& e : ir.recipe->recipe_record->entries)
+        if (e.include) {
+            auto part = catalog.get("recipes/parts", *e.include);
             if (!part) return part.error();
             ir.recipe_parts.push_back(*part);
         }
@@ -144,8 +143,8 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     const TargetRecord& target = *ir.target->target_record;
     const std::string& target_id = target.name;
     const std::vector<std::string>& engines = target.engines;
-    const std::string engine_name = req.engine ? *req.engine : ir.recipe->json.value("engine", engines.front());
-    const std::string engine_where = req.engine ? "--engine" : ir.recipe->json.contains("engine") ? ir.recipe->origin + ": /engine" : ir.target->origin + ": /engines/0";
+    const std::string engine_name = req.engine ? *req.engine : ir.recipe->recipe_record->engine.value_or(engines.front());
+    const std::string engine_where = req.engine ? "--engine" : ir.recipe->recipe_record->engine ? ir.recipe->origin + ": /engine" : ir.target->origin + ": /engines/0";
     if (std::find(engines.begin(), engines.end(), engine_name) == engines.end()) {
         std::string list;
         for (const auto& e : engines) list += (list.empty() ? "" : ", ") + e;
@@ -200,14 +199,13 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     // (settings_types.hpp), refused where it was given: a misspelt name or value is not planned
     // as a default, and a format the target lacks (an fp8 KV cache on the GPNPU) is not costed as
     // another.
-    const Json recipe_settings = ir.recipe->json.value("settings", Json::object());
-    for (const auto& [k, v] : recipe_settings.items()) {
-        ir.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    for (const auto& [k, v] : ir.recipe->recipe_record->settings) {
+        ir.settings[k] = setting_text(v);
         if (req.settings.end() != std::find_if(req.settings.begin(), req.settings.end(), [&key = k](const auto& kv) { return kv.first == key; }))
             continue;  // --set replaces it: its value is checked there
         if (auto problem = setting_problem(catalog, k, ir.settings[k], ir.target); !problem.empty()) {
             // A recipe made for another target: name the ones made for a target like this one.
-            const bool elsewhere = ir.recipe->json.value("target", std::string()) != ir.target->name;
+            const bool elsewhere = ir.recipe->recipe_record->target.value_or("") != ir.target->name;
             return make_error(ErrorCode::invalid_input, ir.recipe->origin + ": /settings/" + k,
                               problem + (elsewhere ? recipes_for_kind(catalog, target.kind.value_or("gpu"), ir.architecture_name()) : ""));
         }
@@ -225,7 +223,7 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     for (const auto& [k, v] : req.settings) {
         if (auto problem = setting_problem(catalog, k, v, ir.target); !problem.empty())
             return make_error(ErrorCode::invalid_input, "--set " + k, problem);
-        if (!recipe_settings.contains(k))
+        if (!ir.recipe->recipe_record->setting(k))
             ir.warnings.push_back("--set " + k + ": recipe '" + ir.recipe->name + "' does not set " + k + " (added: only the data that reads {" + k +
                                   "} changes)");
         ir.settings[k] = v;
@@ -288,7 +286,7 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     if (!req.target)
         chose("target " + ir.target->name + " (" +
               (hint(cfg, "target")           ? "the config's kbp.target"
-               : ir.recipe->json.contains("target") ? "recipe " + ir.recipe->name + "'s"
+               : ir.recipe->recipe_record->target ? "recipe " + ir.recipe->name + "'s"
                                                     : "default of architecture '" + arch_name + "'") +
               ")");
     if (!req.recipe && !ir.quant)

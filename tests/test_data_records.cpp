@@ -1,5 +1,5 @@
-// The planner's data records (planner/kernel_records.hpp, fusion_records.hpp, target_records.hpp)
-// against their JSON Schemas (planner/data/schemas/): each record's table has a field for every
+// The planner's data records (planner/kernel_records.hpp, fusion_records.hpp, target_records.hpp,
+// recipe_records.hpp) against their JSON Schemas (planner/data/schemas/): each record's table has a field for every
 // member its schema object lists, in the schema's order, and no other; the members the schema
 // requires are the table's required ones; and each member's C++ type reads the JSON type the
 // schema gives it. The walk goes from the file's root through every member whose type is a record (or a list,
@@ -141,6 +141,9 @@ template <class T> struct Walk<std::vector<T>> {
         walk<T>(doc, s.at("items"), where + "/items");
     }
 };
+template <class T> struct Walk<Keyed<T>> {
+    static void check(const OJson& doc, const OJson& s, const std::string& where) { Walk<std::map<std::string, T>>::check(doc, s, where); }
+};
 template <class T, std::size_t N> struct Walk<std::array<T, N>> {
     static void check(const OJson& doc, const OJson& s, const std::string& where) {
         CHECK(s.value("minItems", 0) == N);
@@ -189,9 +192,11 @@ TEST_CASE("data records: each kind's record tables follow its schema member by m
     walk<KernelCatalog>(schema_of("kernels"), schema_of("kernels"), "kernels.schema.json#");
     walk<FusionCatalog>(schema_of("fusion"), schema_of("fusion"), "fusion.schema.json#");
     walk<TargetRecord>(schema_of("targets"), schema_of("targets"), "targets.schema.json#");
+    walk<RecipeRecord>(schema_of("recipes"), schema_of("recipes"), "recipes.schema.json#");
+    walk<RecipePart>(schema_of("recipes-parts"), schema_of("recipes-parts"), "recipes-parts.schema.json#");
 }
 
-TEST_CASE("data records: every shipped kernel, fusion and target file is read once, as its records", "[planner][records]") {
+TEST_CASE("data records: every shipped kernel, fusion, target and recipe file is read once, as its records", "[planner][records]") {
     auto loaded = Catalog::load(std::nullopt);
     REQUIRE(loaded.ok());
     for (const DataFile* f : loaded->all("kernels")) {
@@ -206,6 +211,17 @@ TEST_CASE("data records: every shipped kernel, fusion and target file is read on
         INFO(f->origin);
         REQUIRE(f->fusion_catalog);
         CHECK(f->fusion_catalog->rules.size() == f->json.at("rules").size());
+    }
+    for (const DataFile* f : loaded->all("recipes")) {
+        INFO(f->origin);
+        REQUIRE(f->recipe_record);
+        CHECK(f->recipe_record->entries.size() == f->json.at("entries").size());
+        CHECK(f->recipe_record->settings.size() == f->json.value("settings", OJson::object()).size());
+    }
+    for (const DataFile* f : loaded->all("recipes/parts")) {
+        INFO(f->origin);
+        REQUIRE(f->recipe_part);
+        CHECK(f->recipe_part->entries.size() == f->json.at("entries").size());
     }
     for (const DataFile* f : loaded->all("targets")) {
         INFO(f->origin);
