@@ -13,6 +13,7 @@
 #include "planner/catalog.hpp"
 #include "planner/ir.hpp"  // is_quantized
 #include "planner/state_bytes.hpp"
+#include "planner/target_records.hpp"
 #include "schema/bytes.hpp"
 #include "schema/memory.hpp"
 #include "schema/numbers.hpp"
@@ -143,7 +144,7 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
         return make_error(ErrorCode::invalid_input, (*target)->origin,
                           "not the target the plan was made with (its provenance records sha256 " + options.target_sha256->substr(0, 12) +
                               "...): pass --catalog DIR with the plan's target, or --target NAME|FILE to cost on another");
-    const Json& t = (*target)->json;
+    const planner::TargetRecord& t = *(*target)->target_record;
 
     CostReport r;
     r.target = (*target)->name;
@@ -161,32 +162,30 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
     r.rows = b.arm.rows;
     r.context = options.context;
     // A figure the target file leaves null is unknown (its `sources` say why): no estimate.
-    auto figure = [&](const char* key) -> Result<double> {
-        auto it = t.find(key);
-        if (it == t.end() || it->is_null()) {
-            std::string why = "unknown";
-            if (auto src = t.find("sources"); src != t.end() && src->is_object() && src->contains(key) && (*src)[key].is_string()) {
-                std::string source = (*src)[key].get<std::string>();
-                why = source.rfind("unknown", 0) == 0 ? source : "unknown (" + source + ")";
-            }
-            return make_error(ErrorCode::unsupported, (*target)->origin + ": /" + key, why);
-        }
-        if (!it->is_number() || it->get<double>() <= 0)
-            return make_error(ErrorCode::invalid_input, (*target)->origin + ": /" + key, "expected a positive number");
-        return it->get<double>();
+    // (The schema has seen that a given figure is above zero.)
+    auto figure = [&](const std::optional<double>& value, const char* key) -> Result<double> {
+        if (value) return *value;
+        std::string why = "unknown";
+        if (auto src = t.sources.find(key); src != t.sources.end())
+            why = src->second.rfind("unknown", 0) == 0 ? src->second : "unknown (" + src->second + ")";
+        return make_error(ErrorCode::unsupported, (*target)->origin + ": /" + key, why);
     };
-    auto bandwidth_gbps = figure("memory_bandwidth_gbps");
+    auto bandwidth_gbps = figure(t.memory_bandwidth_gbps, "memory_bandwidth_gbps");
     if (!bandwidth_gbps) return bandwidth_gbps.error();
     r.bandwidth_gbps = *bandwidth_gbps;
     const double bandwidth = r.bandwidth_gbps * 1e9;
-    double cuda_core = t.value("cuda_core_tflops", 10.0) * 1e12;
-    if (t.value("kind", std::string()) == "gpnpu") {
+    double cuda_core = t.cuda_core_tflops.value_or(10.0) * 1e12;
+    if (t.kind == "gpnpu") {
         // The PE array: every PE's MACs each cycle, two operations per MAC.
-        for (const char* key : {"pe_count", "macs_per_pe", "clock_ghz"})
-            if (auto f = figure(key); !f) return f.error();
-        cuda_core = *figure("pe_count") * *figure("macs_per_pe") * 2.0 * *figure("clock_ghz") * 1e9;
+        auto pe_count = figure(t.pe_count, "pe_count");
+        if (!pe_count) return pe_count.error();
+        auto macs_per_pe = figure(t.macs_per_pe, "macs_per_pe");
+        if (!macs_per_pe) return macs_per_pe.error();
+        auto clock_ghz = figure(t.clock_ghz, "clock_ghz");
+        if (!clock_ghz) return clock_ghz.error();
+        cuda_core = *pe_count * *macs_per_pe * 2.0 * *clock_ghz * 1e9;
         r.compute_tops = cuda_core / 1e12;
-        if (auto ocm = t.find("ocm_bytes"); ocm != t.end() && ocm->is_number()) r.ocm_bytes = ocm->get<std::int64_t>();
+        if (t.ocm_bytes) r.ocm_bytes = *t.ocm_bytes;
     }
     if (options.calibration) {
         r.calibration = options.calibration;
@@ -206,7 +205,7 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
     // On a GPNPU the activations between ops stay in on-chip memory when they fit: the step's
     // DDR traffic is then its weights and state alone.
     r.activations_on_chip = r.ocm_bytes && r.largest_live_bytes <= *r.ocm_bytes;
-    const Json peaks = t.value("peak_tflops", Json::object());
+    const std::map<std::string, double>& peaks = t.peak_tflops;
     const double rows = static_cast<double>(b.arm.rows);
     // Sequences whose caches the step reads: one per row except when one sequence verifies or
     // prefills several tokens.
@@ -299,7 +298,7 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
                         if (p.activation) keys.emplace_back(p.activation->name());
                         for (const auto& key : keys)
                             if (peaks.contains(key)) {
-                                compute_peak[n.group] = std::max(compute_peak[n.group], peaks[key].get<double>() * 1e12);
+                                compute_peak[n.group] = std::max(compute_peak[n.group], peaks.at(key) * 1e12);
                                 break;
                             }
                     }
@@ -322,7 +321,7 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
             gc.flops += static_cast<double>(*f);
             // Attention's products run on the tensor cores in bf16.
             if (n.compute && n.compute->kind.id == schema::ComputeId::tensor_core && !p.weight && peaks.contains("bf16"))
-                compute_peak[n.group] = std::max(compute_peak[n.group], peaks["bf16"].get<double>() * 1e12);
+                compute_peak[n.group] = std::max(compute_peak[n.group], peaks.at("bf16") * 1e12);
         }
         if (n.state && !n.state->empty()) {
             auto bytes = measure(i, v, StateBytes::moved);
@@ -360,7 +359,7 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
     }
     r.groups = std::move(groups);
     r.communication = tp_communication(b);  // tensor parallelism's all-reduces (tp_cost.hpp)
-    r.target_launch_us = t.value("launch_overhead_us", 3.0);
+    r.target_launch_us = t.launch_overhead_us.value_or(3.0);
     r.total.rule = "step";
     price_step(r, calibration);
     // Does it fit: every weight stored plus the caches at the context length.
@@ -369,7 +368,7 @@ Result<CostReport> estimate_cost(const Catalog& loaded, const schema::Blueprint&
     r.tied_head_bytes = static_cast<double>(memory.tied_head_bytes);
     if (const auto* p = b.config_field("max_position_embeddings"); p && p->is_integer() && p->integer() > 0)
         r.max_position_embeddings = p->integer();
-    if (auto m = t.find("memory_bytes"); m != t.end() && m->is_number() && m->get<double>() > 0) r.memory_bytes = m->get<double>();
+    if (t.memory_bytes && *t.memory_bytes > 0) r.memory_bytes = static_cast<double>(*t.memory_bytes);
     // Activations live at once count against memory unless a GPNPU keeps them on chip.
     r.activation_memory_bytes = r.activations_on_chip ? 0.0 : static_cast<double>(r.largest_live_bytes);
     if (r.memory_bytes > 0) {

@@ -35,12 +35,13 @@ struct Rule {
     int total = 31, cap = 31, headroom = 0;
 };
 
-Result<Rule> rule_of(const Ir& ir, const Json& spec, const std::string& where) {
+// The bits a rule (a FractionRule or a TemplateArg) gives, its text filled in for this plan.
+template <class Spec> Result<Rule> rule_of(const Ir& ir, const Spec& spec, const std::string& where) {
     Rule r;
-    auto integer = [&](const char* key, int& out) -> Status {
-        auto it = spec.find(key);
-        if (it == spec.end()) return Ok{};
-        std::string text = it->is_string() ? ir.fill(it->get<std::string>()) : it->dump();
+    auto integer = [&](const char* key, const std::optional<BitsOrText>& given, int& out) -> Status {
+        if (!given) return Ok{};
+        std::string text = std::holds_alternative<std::string>(*given) ? ir.fill(std::get<std::string>(*given))
+                                                                       : std::to_string(std::get<std::int64_t>(*given));
         auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
         if (ec != std::errc{} || end != text.data() + text.size())
             return make_error(ErrorCode::invalid_input, where + "/" + key,
@@ -48,8 +49,9 @@ Result<Rule> rule_of(const Ir& ir, const Json& spec, const std::string& where) {
                                   (text.find('{') != std::string::npos ? " (it may name the symbols and the settings of " + ir.recipe->origin + ": /settings)" : ""));
         return Ok{};
     };
-    for (auto [key, out] : {std::pair<const char*, int*>{"total", &r.total}, {"cap", &r.cap}, {"headroom", &r.headroom}})
-        if (auto s = integer(key, *out); !s) return s.error();
+    if (auto s = integer("total", spec.total, r.total); !s) return s.error();
+    if (auto s = integer("cap", spec.cap, r.cap); !s) return s.error();
+    if (auto s = integer("headroom", spec.headroom, r.headroom); !s) return s.error();
     return r;
 }
 
@@ -133,48 +135,40 @@ private:
             const IrNode& n = ir_.nodes[index];
             if (!n.node.kernel || done.count(*n.node.kernel)) continue;
             const DataFile* file = nullptr;
-            const Json* instance = ir_.kernel_instance(*n.node.kernel, &file);
-            if (!instance || !instance->contains("template")) continue;
+            const KernelInstance* instance = ir_.kernel_instance(*n.node.kernel, &file);
+            if (!instance || !instance->template_args) continue;
             done.insert(*n.node.kernel);
             std::string where = file->origin + ": /instances/" + *n.node.kernel + "/template";
-            const Json& spec = (*instance)["template"];
-            if (!spec.is_array()) return make_error(ErrorCode::invalid_input, where, "expected an array of argument rules");
+            const std::vector<TemplateArg>& spec = *instance->template_args;
 
             // The op's members: each projection of the group, split into its parts (gate|up).
             struct Member {
                 int node, part, parts;
             };
             std::vector<Member> members;
-            const Json member_table = file->json.value("members", Json::object());
+            const auto& member_table = file->kernel_catalog->members;
             for (auto k : g.nodes) {
                 const IrNode& m = ir_.nodes[k];
                 if (!m.weighted || m.node.kernel != n.node.kernel) continue;
                 int parts = 1;
-                if (auto it = member_table.find(m.node.op.name()); it != member_table.end() && it->is_array() && !it->empty())
-                    parts = static_cast<int>(it->size());
+                if (auto it = member_table.find(m.node.op.name()); it != member_table.end()) parts = static_cast<int>(it->second.size());
                 for (int p = 0; p < parts; ++p) members.push_back({static_cast<int>(k), p, parts});
             }
             schema::TemplateArgs args;
             std::vector<std::string> why;
             for (std::size_t a = 0; a < spec.size(); ++a) {
-                const Json& arg = spec[a];
+                const TemplateArg& arg = spec[a];
                 std::string at = where + "/" + std::to_string(a);
-                if (!arg.is_object() || !arg.contains("name") || !arg["name"].is_string() || !arg.contains("rule"))
-                    return make_error(ErrorCode::invalid_input, at, "an argument rule is {\"name\": ..., \"rule\": members|output|input}");
-                const std::string name = arg["name"].get<std::string>();
-                const std::string rule_name = arg["rule"].is_string() ? arg["rule"].get<std::string>() : "";
+                const std::string& name = arg.name;
+                const std::string& rule_name = arg.rule;
                 if (rule_name == "members") {
                     args.push_back({name, static_cast<std::int64_t>(members.size())});
                     why.push_back(name + " = " + std::to_string(members.size()) + " projections in one op");
                     continue;
                 }
-                if (rule_name != "output" && rule_name != "input")
-                    return make_error(ErrorCode::invalid_input, at + "/rule", "unknown rule '" + rule_name + "' (members, output, input)");
                 auto rule = rule_of(ir_, arg, at);
                 if (!rule) return rule.error();
-                std::string which = arg.value("members", std::string("all"));
-                if (which != "all" && which != "leading" && which != "last")
-                    return make_error(ErrorCode::invalid_input, at + "/members", "unknown member set '" + which + "' (all, leading, last)");
+                const std::string which = arg.members.value_or("all");
                 std::vector<std::tuple<const IrTensor*, int, int>> tensors;
                 for (std::size_t m = 0; m < members.size(); ++m) {
                     bool last = m + 1 == members.size();
@@ -206,13 +200,13 @@ private:
     }
 
     Status outputs(IrNode& n) {
-        static const Json default_rule = {{"rule", "range"}};
-        const Json& spec = n.fraction_rule ? *n.fraction_rule : default_rule;
+        static const FractionRule default_rule{.rule = "range"};
+        const FractionRule& spec = n.fraction_rule ? *n.fraction_rule : default_rule;
         const std::string where = n.why.kernel_row + "/fraction_bits";
         for (std::size_t o = 0; o < n.outputs.size(); ++o) {
             IrTensor& t = n.outputs[o];
             if (t.format.id != schema::FormatId::fx32) continue;
-            const std::string rule_name = spec.value("rule", std::string("range"));
+            const std::string& rule_name = spec.rule;
             const std::string label = "F of " + t.id;
             Bits b;
             if (rule_name == "range") {
@@ -229,15 +223,13 @@ private:
                             (b.value < 0 ? "unknown" : std::to_string(b.value)) + ")";
                 }
             } else if (rule_name == "arg") {
-                std::string arg = spec.value("arg", std::string());
+                const std::string arg = spec.arg.value_or("");
                 b.why = label + " = the op's " + arg;
                 if (n.node.template_args)
                     for (const auto& a : *n.node.template_args)
                         if (a.name == arg && a.value) b.value = static_cast<int>(*a.value);
                 b.why += " (" + (b.value < 0 ? std::string("unknown") : std::to_string(b.value)) + ")";
-            } else {
-                return make_error(ErrorCode::invalid_input, where + "/rule", "unknown rule '" + rule_name + "' (range, input, arg)");
-            }
+            }  // (the schema allows no other rule)
             t.format = schema::fx32_format(b.value);
             if (n.node.precision.output && o < n.node.precision.output->size()) {
                 std::vector<schema::Format> formats = n.node.precision.output->vector();  // interned: rebuilt whole

@@ -21,7 +21,7 @@ namespace kbp::planner {
 namespace {
 
 struct Entry {
-    const Json* json;
+    const FormatEntry* entry;
     std::string where;  // "recipes/x.json: /entries/3"
     bool used = false;
     bool from_part = false;  // a reusable part: not every model has every op it names
@@ -32,11 +32,11 @@ struct Entry {
 std::string recipes_for_kind(Catalog& catalog, const std::string& kind, const std::string& architecture) {
     auto of_kind = [&](const std::string& target) {
         auto t = catalog.get("targets", target);
-        return t && (*t)->json.value("kind", "") == kind;
+        return t && (*t)->target_record->kind.value_or("") == kind;
     };
     std::string names;
     for (const DataFile* r : recipes_made_for(catalog, of_kind, architecture))
-        names += (names.empty() ? "" : ", ") + r->name + " (made for " + r->json.value("target", "") + ")";
+        names += (names.empty() ? "" : ", ") + r->name + " (made for " + r->recipe_record->target.value_or("") + ")";
     return names.empty() ? "; 'kbp catalog' lists the recipes" : "; recipes for a " + kind + " and " + architecture + ": " + names;
 }
 
@@ -44,20 +44,20 @@ Status assign_precision(Ir& ir) {
     // The entries in order, parts spliced in where they are included.
     std::vector<Entry> entries;
     std::size_t part = 0;
-    const auto& recipe_entries = ir.recipe->json.at("entries");
+    const RecipeRecord& recipe = *ir.recipe->recipe_record;
+    const auto& recipe_entries = recipe.entries;
     for (std::size_t i = 0; i < recipe_entries.size(); ++i) {
-        if (recipe_entries[i].contains("include")) {
+        if (recipe_entries[i].include) {
             const DataFile* p = ir.recipe_parts[part++];
-            const auto& pe = p->json.at("entries");
+            const auto& pe = p->recipe_part->entries;
             for (std::size_t k = 0; k < pe.size(); ++k) entries.push_back({&pe[k], p->origin + ": /entries/" + std::to_string(k), false, true});
             continue;
         }
         entries.push_back({&recipe_entries[i], ir.recipe->origin + ": /entries/" + std::to_string(i)});
     }
-    std::vector<std::string> target_formats, weight_only_formats;
-    for (const auto& f : ir.target->json.value("formats", Json::array())) target_formats.push_back(f.get<std::string>());
+    const std::vector<std::string>& target_formats = ir.target->target_record->formats;
     // A format the device stores but cannot compute in (NVFP4 widened to bf16 by FP4 Marlin on Hopper).
-    for (const auto& f : ir.target->json.value("weight_formats", Json::array())) weight_only_formats.push_back(f.get<std::string>());
+    const std::vector<std::string>& weight_only_formats = ir.target->target_record->weight_formats;
     // "fx32" in a recipe is FixedPoint32 with its fractional bits still to be decided.
     auto resolve = [](const std::string& f) { return f == "fx32" ? std::string("fx32/f?") : f; };
     // Where a {setting} in `raw` got its value: --set, or the recipe's settings.
@@ -84,47 +84,42 @@ Status assign_precision(Ir& ir) {
             return make_error(ErrorCode::unsupported, where,
                               "format '" + f + "'" + from + " is not available on target '" + ir.target->name + "'" + (weight_only ? " as an activation" : "") +
                                   " (" + ir.target->origin + (weight_only ? ": /weight_formats lists it for weights only; " : ": /formats; ") +
-                                  ir.inputs_from + ")" + recipes_for_kind(*ir.catalog, ir.target->json.value("kind", ""), ir.architecture_name()));
+                                  ir.inputs_from + ")" + recipes_for_kind(*ir.catalog, ir.target->target_record->kind.value_or(""), ir.architecture_name()));
         }
         return Ok{};
     };
     std::optional<schema::Format> float_replacement;
-    if (auto a = ir.recipe->json.find("activation_format"); a != ir.recipe->json.end()) {
-        if (!a->is_string()) return make_error(ErrorCode::invalid_input, ir.recipe->origin + ": /activation_format", "expected a format name");
-        if (auto s = check_format(a->get<std::string>(), ir.recipe->origin + ": /activation_format"); !s) return s;
-        float_replacement = schema::Format::parse(resolve(a->get<std::string>()));
+    if (const auto& a = recipe.activation_format) {
+        if (auto s = check_format(*a, ir.recipe->origin + ": /activation_format"); !s) return s;
+        float_replacement = schema::Format::parse(resolve(*a));
     }
     auto replace_float = [&](schema::Format f) { return float_replacement && is_float(f) ? *float_replacement : f; };
     struct OpFormats {
-        const Json* json;
+        const OpFormat* formats;
         std::string where;
         bool used = false;
     };
     std::vector<OpFormats> op_formats;
-    if (auto list = ir.recipe->json.find("op_formats"); list != ir.recipe->json.end()) {
-        if (!list->is_array()) return make_error(ErrorCode::invalid_input, ir.recipe->origin + ": /op_formats", "expected an array");
-        for (std::size_t i = 0; i < list->size(); ++i) {
-            std::string where = ir.recipe->origin + ": /op_formats/" + std::to_string(i);
-            const Json& e = (*list)[i];
-            if (!e.is_object() || !(e.contains("op") || e.contains("match")))
-                return make_error(ErrorCode::invalid_input, where, "an entry is an object naming \"op\" or \"match\"");
-            for (const char* k : {"op", "match", "weight", "activation"})
-                if (e.contains(k) && !e[k].is_string()) return make_error(ErrorCode::invalid_input, where + "/" + k, "expected a string");
-            for (const char* k : {"weight", "activation"})
-                if (e.contains(k))
-                    if (auto s = check_format(e[k].get<std::string>(), where + "/" + k, "", std::string(k) == "weight" ? Role::weight : Role::activation); !s)
-                        return s;
-            op_formats.push_back({&e, where});
-        }
+    for (std::size_t i = 0; i < recipe.op_formats.size(); ++i) {
+        const OpFormat& e = recipe.op_formats[i];
+        std::string where = ir.recipe->origin + ": /op_formats/" + std::to_string(i);
+        if (e.weight)
+            if (auto s = check_format(*e.weight, where + "/weight", "", Role::weight); !s) return s;
+        if (e.activation)
+            if (auto s = check_format(*e.activation, where + "/activation"); !s) return s;
+        op_formats.push_back({&e, where});
     }
     // The activation format at the arm's rows, with the text it was filled from.
-    auto format_at_rows = [&](const Json& v, const std::string& where) -> Result<std::pair<std::string, std::string>> {
-        if (v.is_string()) return std::make_pair(ir.fill(v.get<std::string>()), v.get<std::string>());
-        for (std::size_t t = 0; t < v.size(); ++t) {
-            const Json& tier = v[t];
-            const std::string format = tier.at("format").get<std::string>();
-            if (!tier.contains("max_rows")) return std::make_pair(ir.fill(format), format);
-            const std::string raw = tier["max_rows"].is_string() ? tier["max_rows"].get<std::string>() : tier["max_rows"].dump();
+    auto format_at_rows = [&](const std::variant<std::string, std::vector<ActivationTier>>& v,
+                              const std::string& where) -> Result<std::pair<std::string, std::string>> {
+        if (const auto* one = std::get_if<std::string>(&v)) return std::make_pair(ir.fill(*one), *one);
+        const auto& tiers = std::get<std::vector<ActivationTier>>(v);
+        for (std::size_t t = 0; t < tiers.size(); ++t) {
+            const ActivationTier& tier = tiers[t];
+            const std::string& format = tier.format;
+            if (!tier.max_rows) return std::make_pair(ir.fill(format), format);
+            const std::string raw = std::holds_alternative<std::string>(*tier.max_rows) ? std::get<std::string>(*tier.max_rows)
+                                                                                        : std::to_string(std::get<std::int64_t>(*tier.max_rows));
             const std::string max = ir.fill(raw);
             std::int64_t limit = 0;
             auto [end, ec] = std::from_chars(max.data(), max.data() + max.size(), limit);
@@ -163,29 +158,29 @@ Status assign_precision(Ir& ir) {
                 p.output = outs;
             }
             for (auto& e : op_formats) {
-                const Json& j = *e.json;
-                if (j.contains("match") && !name_matches(j["match"].get<std::string>(), n.local)) continue;
-                if (j.contains("op") && !name_matches(j["op"].get<std::string>(), n.node.op.name())) continue;
+                const OpFormat& j = *e.formats;
+                if (j.match && !name_matches(*j.match, n.local)) continue;
+                if (j.op && !name_matches(*j.op, n.node.op.name())) continue;
                 e.used = true;
-                if (j.contains("weight")) p.weight = schema::Format::parse(resolve(j["weight"].get<std::string>()));
-                if (j.contains("activation")) p.activation = schema::Format::parse(resolve(j["activation"].get<std::string>()));
+                if (j.weight) p.weight = schema::Format::parse(resolve(*j.weight));
+                if (j.activation) p.activation = schema::Format::parse(resolve(*j.activation));
                 n.why.recipe = e.where;
             }
         } else {
             std::optional<std::string> weight, activation;
             std::string last, weight_where, activation_where, weight_raw, activation_raw;
             for (auto& e : entries) {
-                const Json& j = *e.json;
-                if (j.contains("match") && !name_matches(j["match"].get<std::string>(), n.local)) continue;
-                if (j.contains("op") && !name_matches(j["op"].get<std::string>(), n.node.op.name())) continue;
+                const FormatEntry& j = *e.entry;
+                if (j.match && !name_matches(*j.match, n.local)) continue;
+                if (j.op && !name_matches(*j.op, n.node.op.name())) continue;
                 e.used = true;
-                if (j.contains("weight")) {
-                    weight_raw = j["weight"].get<std::string>();
+                if (j.weight) {
+                    weight_raw = *j.weight;
                     weight = ir.fill(weight_raw);
                     weight_where = e.where + "/weight";
                 }
-                if (j.contains("activation")) {
-                    auto a = format_at_rows(j["activation"], e.where + "/activation");
+                if (j.activation) {
+                    auto a = format_at_rows(*j.activation, e.where + "/activation");
                     if (!a) return a.error();
                     std::tie(activation, activation_raw) = *a;
                     activation_where = e.where + "/activation";
@@ -245,15 +240,14 @@ Status assign_precision(Ir& ir) {
         if (std::find(used_blocks.begin(), used_blocks.end(), block) == used_blocks.end()) continue;
         for (const auto& op : spec.value("ops", Json::array())) architecture_ops.push_back(op.value("op", ""));
     }
-    auto could_match = [&](const Json& entry) {
-        if (!entry.contains("op")) return true;
-        return std::any_of(architecture_ops.begin(), architecture_ops.end(),
-                           [&](const std::string& op) { return name_matches(entry["op"].get<std::string>(), op); });
+    auto could_match = [&](const FormatEntry& entry) {
+        if (!entry.op) return true;
+        return std::any_of(architecture_ops.begin(), architecture_ops.end(), [&](const std::string& op) { return name_matches(*entry.op, op); });
     };
     // The recipe under an imported precision only fills in what the checkpoint does not say:
     // its entries for what the checkpoint did say are not mistakes.
     for (const auto& e : entries)
-        if (!ir.quant && !e.used && !e.from_part && could_match(*e.json)) ir.warnings.push_back(e.where + ": matches no op of this model");
+        if (!ir.quant && !e.used && !e.from_part && could_match(*e.entry)) ir.warnings.push_back(e.where + ": matches no op of this model");
     for (const auto& e : op_formats)
         if (!e.used) ir.warnings.push_back(e.where + ": matches no op of this model");
     return Ok{};

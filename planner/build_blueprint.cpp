@@ -68,33 +68,32 @@ schema::JsonValue typed(const std::string& v) {
 // ("..._packed_hr2+fuse_v=false"), so different knobs never share one either, and a knob the
 // stage does not read (kv_persist_mb for custom_op) leaves its folder alone.
 schema::JsonValue stage_record(const Ir& ir) {
-    const Json stage = ir.recipe->json.value("stage", Json::object());
+    static const Stage no_stage;
+    const RecipeRecord& recipe = *ir.recipe->recipe_record;
+    const Stage& stage = recipe.stage ? *recipe.stage : no_stage;
     const auto model = schema::model_identity(ir.config->origin, ir.architecture_name(), ir.symbols, ir.config_fields, ir.layers);
     const std::map<std::string, std::string> extra{
         {"arm", ir.request.arm}, {"rows", std::to_string(ir.rows)}, {"recipe", ir.recipe->name}, {"model", model.label()}};
-    std::string tag_template = stage.value("tag", std::string("{model}_{recipe}_{arm}-r{rows}"));
+    std::string tag_template = stage.tag.value_or("{model}_{recipe}_{arm}-r{rows}");
     if (tag_template.rfind("{model}", 0) != 0) tag_template = "{model}_" + tag_template;  // the schema allows it first or nowhere
     std::string tag = ir.fill(tag_template, extra);
-    const Json defaults = ir.recipe->json.value("settings", Json::object());
-    const auto list = stage.find("knobs");
-    const std::string knob_text = list != stage.end() ? list->dump() : "";
+    const std::string knob_text = stage.knobs ? stage.knobs->dump() : "";
     for (const auto& [k, v] : ir.settings) {
         if (tag_template.find("{" + k + "}") != std::string::npos) continue;
         // Only the knobs this stage reads (all settings when the recipe does not list them).
         if (!knob_text.empty() && knob_text.find("{" + k + "}") == std::string::npos) continue;
-        auto d = defaults.find(k);
-        if (d != defaults.end() && d->is_string() && d->get<std::string>() == v) continue;
+        if (const Json* d = recipe.setting(k); d && d->is_string() && d->get<std::string>() == v) continue;
         tag += "+" + k + "=" + v;
     }
     schema::JsonObject knobs;
-    if (list != stage.end() && list->is_object()) {
-        for (const auto& [name, v] : list->items())
+    if (stage.knobs) {
+        for (const auto& [name, v] : stage.knobs->items())
             knobs.emplace_back(name, v.is_string() ? typed(ir.fill(v.get<std::string>(), extra)) : to_value(v));
     } else {
         for (const auto& [k, v] : ir.settings) knobs.emplace_back(k, typed(v));
     }
     schema::JsonObject o;
-    o.emplace_back("name", stage.value("name", std::string("launches")));
+    o.emplace_back("name", stage.name.value_or("launches"));
     o.emplace_back("tag", tag);
     schema::JsonObject m;
     m.emplace_back("name", model.name);
@@ -283,7 +282,7 @@ Result<schema::Blueprint> build_blueprint(Ir& ir) {
     // The file by name alone (its path is in the provenance's files): the plan stays the same bytes
     // wherever the checkout is.
     if (ir.quant) header.emplace_back("precision", std::filesystem::path(ir.quant->file->origin).filename().string() + ": " + ir.quant->pointer);
-    if (ir.recipe->json.contains("checkpoint")) header.emplace_back("checkpoint", ir.recipe->json["checkpoint"].get<std::string>());
+    if (const auto& checkpoint = ir.recipe->recipe_record->checkpoint) header.emplace_back("checkpoint", *checkpoint);
     header.emplace_back("target", ir.target->name);
     header.emplace_back("engine", ir.engine->name);
     if (ir.ranges) header.emplace_back("ranges", ir.ranges->origin);

@@ -6,6 +6,7 @@
 
 #include "planner/architecture_extends.hpp"
 #include "planner/check_data.hpp"
+#include "planner/data_records.hpp"
 #include "planner/embedded_data.hpp"
 #include "schema/names.hpp"
 #include "schema/sha256.hpp"
@@ -64,6 +65,8 @@ Result<Catalog> Catalog::load(const std::optional<std::string>& override_dir) {
     }
     if (auto s = resolve_extends(*c.files_); !s) return s.error();
     if (auto s = check_catalog(c); !s) return s.error();
+    for (auto& [key, f] : *c.files_)
+        if (auto s = read_records(f); !s) return s.error();
     return c;
 }
 
@@ -121,6 +124,7 @@ Result<const DataFile*> Catalog::file(const std::string& kind, const std::string
         if (auto s = resolve_extends(*f, *this); !s) return s.error();
     if (std::find(data_kinds().begin(), data_kinds().end(), kind) != data_kinds().end())
         if (auto s = check_data_file(*f, *this); !s) return s.error();
+    if (auto s = read_records(*f); !s) return s.error();
     loaded_.push_back(std::move(f));
     return loaded_.back().get();
 }
@@ -136,12 +140,10 @@ std::vector<const DataFile*> recipes_made_for(const Catalog& catalog, const std:
                                               const std::string& architecture) {
     std::vector<const DataFile*> out;
     for (const DataFile* f : catalog.all("recipes")) {
-        const std::string target = f->json.value("target", "");
-        if (target.empty() || !wants_target(target)) continue;
-        auto archs = f->json.find("architectures");
-        if (archs != f->json.end() && archs->is_array() &&
-            std::none_of(archs->begin(), archs->end(), [&](const nlohmann::ordered_json& a) { return a == architecture; }))
-            continue;
+        const RecipeRecord& recipe = *f->recipe_record;
+        if (!recipe.target || !wants_target(*recipe.target)) continue;
+        const auto& archs = recipe.architectures;
+        if (archs && std::find(archs->begin(), archs->end(), architecture) == archs->end()) continue;
         out.push_back(f);
     }
     return out;

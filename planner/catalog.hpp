@@ -23,6 +23,12 @@
 
 namespace kbp::planner {
 
+struct KernelCatalog;  // kernel_records.hpp
+struct FusionCatalog;  // fusion_records.hpp
+struct TargetRecord;   // target_records.hpp
+struct RecipeRecord;   // recipe_records.hpp
+struct RecipePart;     // recipe_records.hpp
+
 struct DataFile {
     std::string kind;    // "architectures", "recipes", "recipes/parts", "targets", "kernels", "fusion", "explain", "ops"
     std::string name;    // file name without .json
@@ -33,6 +39,13 @@ struct DataFile {
     // The architectures this one extends, nearest first (architecture_extends.hpp): its json is
     // merged onto theirs, and a plan records them as inputs too.
     std::vector<const DataFile*> bases;
+    // The file as typed records (data_records.hpp), read once its schema passed it: the passes
+    // read these, not `json`. Set for its kind alone; shared by every share() of the catalog.
+    std::shared_ptr<const KernelCatalog> kernel_catalog;
+    std::shared_ptr<const FusionCatalog> fusion_catalog;
+    std::shared_ptr<const TargetRecord> target_record;
+    std::shared_ptr<const RecipeRecord> recipe_record;
+    std::shared_ptr<const RecipePart> recipe_part;
 };
 
 // Whether a recipe or target name is a file's path rather than a catalog name.

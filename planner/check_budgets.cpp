@@ -13,13 +13,11 @@ namespace kbp::planner {
 
 Status check_budgets(Ir& ir) {
     for (const DataFile* f : ir.kernels) {
-        const Json budgets = f->json.value("budgets", Json::array());
+        const auto& budgets = f->kernel_catalog->budgets;
         for (std::size_t b = 0; b < budgets.size(); ++b) {
-            const Json& budget = budgets[b];
+            const KernelBudget& budget = budgets[b];
             const std::string where = f->origin + ": /budgets/" + std::to_string(b);
-            if (!budget.is_object() || !budget.contains("point") || !budget.contains("limit_bytes"))
-                return make_error(ErrorCode::invalid_input, where, "a budget is {\"name\", \"point\", \"limit_bytes\", \"setting\"}");
-            const std::string knob = budget["point"].is_string() ? budget["point"].get<std::string>() : "";
+            const std::string& knob = budget.point;
             std::int64_t total = 0, users = 0, each = 0;
             for (const auto& n : ir.nodes) {
                 const auto* v = n.node.point.find(knob);
@@ -30,19 +28,20 @@ Status check_budgets(Ir& ir) {
             }
             if (users == 0) continue;
             // "{=expr}" or a number, over the recipe's settings and the symbols.
-            std::string limit_text = budget["limit_bytes"].is_string() ? budget["limit_bytes"].get<std::string>() : budget["limit_bytes"].dump();
+            std::string limit_text = std::holds_alternative<std::string>(budget.limit_bytes) ? std::get<std::string>(budget.limit_bytes)
+                                                                                              : std::to_string(std::get<std::int64_t>(budget.limit_bytes));
             if (limit_text.size() > 3 && limit_text.rfind("{=", 0) == 0 && limit_text.back() == '}') limit_text = limit_text.substr(2, limit_text.size() - 3);
             auto limit = ir.eval(ir.fill(limit_text));
             if (!limit)
                 return make_error(ErrorCode::invalid_input, where + "/limit_bytes",
                                   limit.error().message + " (it may name the symbols and the settings of " + ir.recipe->origin + ": /settings)");
             if (total <= *limit) continue;
-            const std::string setting = budget.value("setting", std::string());
-            const std::string name = budget.value("name", knob);
+            const std::string& setting = budget.setting;
+            const std::string name = budget.name.value_or(knob);
             auto it = ir.settings.find(setting);
             // The limit's setting where it was given: --set, else the recipe.
             bool flag = std::any_of(ir.request.settings.begin(), ir.request.settings.end(), [&](const auto& kv) { return kv.first == setting; });
-            return make_error(ErrorCode::invalid_input, flag || !ir.recipe->json.value("settings", Json::object()).contains(setting)
+            return make_error(ErrorCode::invalid_input, flag || !ir.recipe->recipe_record->setting(setting)
                                                             ? "--set " + setting
                                                             : ir.recipe->origin + ": /settings/" + setting,
                               "the " + name + " needs " + schema::with_commas(total) + " B (" + std::to_string(users) + " x " + schema::with_commas(each) +

@@ -9,30 +9,27 @@
 #include "planner/passes.hpp"
 
 namespace kbp::planner {
-bool format_matches(const Json& row, const char* key, const std::optional<schema::Format>& f) {
-    if (!row.contains(key)) return true;
+bool format_matches(const std::optional<std::string>& glob, const std::optional<schema::Format>& f) {
+    if (!glob) return true;
     if (!f) return false;
-    return name_matches(row[key].get<std::string>(), std::string(f->name()));
+    return name_matches(*glob, std::string(f->name()));
 }
 
-bool settings_match(const Json& conditions, const Ir& ir) {
-    for (const auto& [k, v] : conditions.items()) {
+bool settings_match(const std::map<std::string, std::string>& conditions, const Ir& ir) {
+    for (const auto& [k, v] : conditions) {
         auto it = ir.settings.find(k);
-        if (it == ir.settings.end() || !v.is_string() || it->second != v.get<std::string>()) return false;
+        if (it == ir.settings.end() || it->second != v) return false;
     }
     return true;
 }
 
-bool step_matches(const Json& row, const Ir& ir) {
-    if (row.contains("rows") && (ir.rows < row["rows"][0].get<std::int64_t>() || ir.rows > row["rows"][1].get<std::int64_t>()))
-        return false;
-    if (auto conditions = row.find("settings"); conditions != row.end() && conditions->is_object() && !settings_match(*conditions, ir))
-        return false;
-    if (!row.contains("arms")) return true;
-    for (const auto& a : row["arms"])
-        if (a == ir.request.arm) return true;
-    return false;
+template <class Conditions> bool step_matches(const Conditions& row, const Ir& ir) {
+    if (row.rows && (ir.rows < (*row.rows)[0] || ir.rows > (*row.rows)[1])) return false;
+    if (row.settings && !settings_match(*row.settings, ir)) return false;
+    return !row.arms || std::find(row.arms->begin(), row.arms->end(), ir.request.arm) != row.arms->end();
 }
+template bool step_matches(const KernelRow&, const Ir&);
+template bool step_matches(const FusionRule&, const Ir&);
 
 std::map<std::string, std::string> placeholders(const Ir& ir, const IrNode& n) {
     return {{"role", role_of(n.node.op)}, {"block", n.block}, {"attn", n.attn}, {"slot", n.slot}, {"rows", std::to_string(ir.rows)}};
@@ -70,28 +67,33 @@ schema::JsonValue to_value(const Json& v) {
     return o;
 }
 
-Status apply_assignment(const Ir& ir, IrNode& n, const Json& a, const Json* instances) {
+namespace {
+// A compute word, filled, or none: nothing runs on the device.
+std::optional<schema::Compute> compute_of(const Ir& ir, const std::optional<std::string>& word) {
+    return word ? schema::Compute::parse(ir.fill(*word)) : std::optional<schema::Compute>{};
+}
+}  // namespace
+
+template <class Spec> Status apply_assignment(const Ir& ir, IrNode& n, const Spec& a, const KernelCatalog* instances) {
     auto extra = placeholders(ir, n);
-    if (a.contains("kernel")) {
-        if (a["kernel"].is_null()) {
+    if (a.kernel) {
+        if (!*a.kernel) {
             n.node.kernel.reset();
         } else {
-            std::string kernel = a["kernel"].get<std::string>();
+            const std::string& kernel = **a.kernel;
             n.node.kernel = kernel;
-            if (instances && instances->contains(kernel)) {
-                const Json& inst = (*instances)[kernel];
-                n.node.family = inst.at("family").get<std::string>();
-                n.node.compute = inst.at("compute").is_null() ? std::optional<schema::Compute>{}
-                                                              : schema::Compute::parse(ir.fill(inst["compute"].get<std::string>()));
-            }
+            if (instances)
+                if (auto inst = instances->instances.find(kernel); inst != instances->instances.end()) {
+                    n.node.family = inst->second.family;
+                    n.node.compute = compute_of(ir, inst->second.compute);
+                }
         }
     }
-    if (a.contains("family")) n.node.family = a["family"].get<std::string>();
-    if (a.contains("compute"))
-        n.node.compute = a["compute"].is_null() ? std::optional<schema::Compute>{} : schema::Compute::parse(ir.fill(a["compute"].get<std::string>()));
-    if (a.contains("where")) n.node.where = schema::WhereName::parse(a["where"].get<std::string>());
-    if (a.contains("point")) {
-        n.node.point = to_value(fill_json(ir, a["point"], extra));
+    if (a.family) n.node.family = *a.family;
+    if (a.compute) n.node.compute = compute_of(ir, *a.compute);
+    if (a.where) n.node.where = schema::WhereName::parse(*a.where);
+    if (a.point) {
+        n.node.point = to_value(fill_json(ir, *a.point, extra));
         // The op's own knobs (a window, an absorbed weight's shape) stay with it.
         if (!n.own_point.empty()) {
             schema::JsonObject merged = n.node.point.is_object() ? n.node.point.object() : schema::JsonObject{};
@@ -101,46 +103,54 @@ Status apply_assignment(const Ir& ir, IrNode& n, const Json& a, const Json* inst
             n.node.point = schema::JsonValue(std::move(merged));
         }
     }
-    if (auto f = a.find("fraction_bits"); f != a.end()) n.fraction_rule = &*f;
+    if (a.fraction_bits) n.fraction_rule = &*a.fraction_bits;
     return Ok{};
 }
+template Status apply_assignment(const Ir&, IrNode&, const KernelRow&, const KernelCatalog*);
+template Status apply_assignment(const Ir&, IrNode&, const MemberSpec&, const KernelCatalog*);
+
+namespace {
+
+// The first row of the engine's tables, in order, that serves node `n`, with its file and index.
+struct Served {
+    const KernelRow* row = nullptr;
+    const DataFile* file = nullptr;
+    std::size_t index = 0;
+};
+
+Served first_row_serving(const Ir& ir, const IrNode& n) {
+    const auto& out = n.node.precision.output;
+    for (const DataFile* f : ir.kernels) {
+        const auto& table = f->kernel_catalog->table;
+        for (std::size_t r = 0; r < table.size(); ++r) {
+            const KernelRow& row = table[r];
+            if (!name_matches(row.op, n.node.op.name())) continue;
+            if (row.block && !name_matches(*row.block, n.block)) continue;
+            // A row for one layer kind only (a sliding-window attention kernel).
+            if (row.kind && !(n.node.kind && name_matches(*row.kind, std::string(n.node.kind->name())))) continue;
+            if (!format_matches(row.weight, n.node.precision.weight)) continue;
+            if (!format_matches(row.activation, n.node.precision.activation)) continue;
+            if (row.output && !(out && !out->empty() && name_matches(*row.output, std::string(out->front().name())))) continue;
+            if (!step_matches(row, ir)) continue;
+            return {&row, f, r};
+        }
+    }
+    return {};
+}
+
+}  // namespace
 
 Status choose_kernels(Ir& ir) {
     const std::string arm = ir.request.arm;
     for (auto& n : ir.nodes) {
-        const Json* chosen = nullptr;
-        const DataFile* file = nullptr;
-        std::size_t index = 0;
-        for (const DataFile* f : ir.kernels) {
-            const auto& table = f->json.at("table");
-            for (std::size_t r = 0; r < table.size() && !chosen; ++r) {
-                const Json& row = table[r];
-                if (!name_matches(row.at("op").get<std::string>(), n.node.op.name())) continue;
-                if (row.contains("block") && !name_matches(row["block"].get<std::string>(), n.block)) continue;
-                // A row for one layer kind only (a sliding-window attention kernel).
-                if (row.contains("kind") && !(n.node.kind && name_matches(row["kind"].get<std::string>(), std::string(n.node.kind->name()))))
-                    continue;
-                if (!format_matches(row, "weight", n.node.precision.weight)) continue;
-                if (!format_matches(row, "activation", n.node.precision.activation)) continue;
-                if (row.contains("output") &&
-                    !(n.node.precision.output && !n.node.precision.output->empty() &&
-                      name_matches(row["output"].get<std::string>(), std::string(n.node.precision.output->front().name()))))
-                    continue;
-                if (!step_matches(row, ir)) continue;
-                chosen = &row;
-                file = f;
-                index = r;
-            }
-            if (chosen) break;
-        }
+        const auto [chosen, file, index] = first_row_serving(ir, n);
         auto fmt = [](const std::optional<schema::Format>& f) { return f ? std::string(f->name()) : std::string("none"); };
         // The engine has no path for this node (TensorRT-LLM's CUTLASS MoE and FP8 per-channel
         // experts): say which row says so and why, rather than plan a kernel it never runs.
-        if (chosen && chosen->contains("refuse"))
+        if (chosen && chosen->refuse)
             return make_error(ErrorCode::unsupported, file->origin + ": /table/" + std::to_string(index) + "/refuse",
                               "engine '" + ir.engine->name + "' does not run '" + n.node.id + "' (" + n.node.op.name() + ", weight " +
-                                  fmt(n.node.precision.weight) + ", activation " + fmt(n.node.precision.activation) +
-                                  "): " + chosen->at("refuse").get<std::string>());
+                                  fmt(n.node.precision.weight) + ", activation " + fmt(n.node.precision.activation) + "): " + *chosen->refuse);
         if (!chosen) {
             // Name what decided the node's formats too: the data that asked for what no row has.
             std::string decided = !n.why.recipe.empty() ? "; formats from " + n.why.recipe : "";
@@ -161,21 +171,20 @@ Status choose_kernels(Ir& ir) {
         }
         // The row's kernel: one of its file's instances, or of a later catalog the engine reads
         // (an engine's own table may send a node to a shared kernel).
-        const Json* instances = file->json.contains("instances") ? &file->json["instances"] : nullptr;
-        if (!chosen->at("kernel").is_null() && !(instances && instances->contains(chosen->at("kernel").get<std::string>()))) {
+        const KernelCatalog* instances = file->kernel_catalog.get();
+        if (const auto& kernel = *chosen->kernel; kernel && !instances->instances.count(*kernel)) {
             const DataFile* defining = nullptr;
-            if (!ir.kernel_instance(chosen->at("kernel").get<std::string>(), &defining))
+            if (!ir.kernel_instance(*kernel, &defining))
                 return make_error(ErrorCode::invalid_input, file->origin + ": /table/" + std::to_string(index) + "/kernel",
-                                  "kernel '" + chosen->at("kernel").get<std::string>() + "' is an instance of no kernel catalog engine '" +
-                                      ir.engine->name + "' reads");
-            instances = &defining->json["instances"];
+                                  "kernel '" + *kernel + "' is an instance of no kernel catalog engine '" + ir.engine->name + "' reads");
+            instances = defining->kernel_catalog.get();
         }
         if (auto s = apply_assignment(ir, n, *chosen, instances); !s) return s;
-        if (auto steps = chosen->find("steps"); steps != chosen->end()) n.steps_spec = &*steps;
-        for (const auto& k : chosen->value("launches", Json::array())) n.kernel_launches.push_back(k.get<std::string>());
-        n.kernel_rule = ir.fill(chosen->at("rule").get<std::string>(), placeholders(ir, n));
+        if (chosen->steps) n.steps_spec = &*chosen->steps;
+        if (chosen->launches) n.kernel_launches.insert(n.kernel_launches.end(), chosen->launches->begin(), chosen->launches->end());
+        n.kernel_rule = ir.fill(chosen->rule, placeholders(ir, n));
         n.why.kernel_row = file->origin + ": /table/" + std::to_string(index);
-        n.why.kernel_row_json = chosen;
+        n.why.kernel_row_json = chosen->json;
     }
     return Ok{};
 }

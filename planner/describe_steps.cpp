@@ -11,7 +11,7 @@
 namespace kbp::planner {
 
 Status describe_steps(Ir& ir) {
-    const Json& mma_table = ir.target->json.value("mma", Json::object());
+    const auto& mma_table = ir.target->target_record->mma;
     for (auto& n : ir.nodes) {
         const auto& p = n.node.precision;
         std::map<std::string, std::string> extra = placeholders(ir, n);
@@ -19,10 +19,13 @@ Status describe_steps(Ir& ir) {
         extra["weight"] = p.weight ? std::string(p.weight->name()) : "";
         std::vector<schema::Sym> steps;
         const Json* spec = n.spec;
-        const Json* instance = n.weighted && n.node.kernel ? ir.kernel_instance(*n.node.kernel) : nullptr;
-        const Json* own = n.steps_spec ? n.steps_spec : instance && instance->contains("steps") ? &(*instance)["steps"] : nullptr;
-        if (own && own->is_array()) {
-            for (const auto& s : *own) steps.push_back(ir.fill(s.is_string() ? s.get<std::string>() : s.dump(), extra));
+        const KernelInstance* instance = n.weighted && n.node.kernel ? ir.kernel_instance(*n.node.kernel) : nullptr;
+        const std::vector<std::string>* own = n.steps_spec        ? n.steps_spec
+                                              : n.inserted_steps  ? n.inserted_steps
+                                              : instance && instance->steps ? &*instance->steps
+                                                                            : nullptr;
+        if (own) {
+            for (const auto& s : *own) steps.push_back(ir.fill(s, extra));
         } else if (spec && spec->contains("steps")) {
             for (const auto& s : (*spec)["steps"]) steps.push_back(ir.fill(s.get<std::string>(), extra));
         } else if (n.weighted) {
@@ -34,7 +37,7 @@ Status describe_steps(Ir& ir) {
                 if (it == mma_table.end())
                     return make_error(ErrorCode::unsupported, ir.target->origin + ": /mma",
                                       "target has no MMA instruction '" + n.node.compute->unit + "' (needed by " + n.node.id + ")");
-                operand = it->get<std::string>();
+                operand = it->second;
             }
             steps = {steps.empty() ? schema::Sym("act " + extra["activation"]) : steps.front()};
             if (spec && spec->contains("steps_prefix")) steps.push_back("act " + extra["activation"]);

@@ -17,13 +17,13 @@
 namespace kbp::planner {
 namespace {
 
-bool element_matches(const Json& element, const IrNode& n) {
-    if (element.is_string()) return name_matches(element.get<std::string>(), n.node.op.name());
+bool element_matches(const PatternElement& element, const IrNode& n) {
+    if (const auto* op = std::get_if<std::string>(&element)) return name_matches(*op, n.node.op.name());
+    const PatternOp& e = std::get<PatternOp>(element);
     const auto& out = n.node.precision.output;
-    return name_matches(element.at("op").get<std::string>(), n.node.op.name()) &&
-           format_matches(element, "weight", n.node.precision.weight) &&
-           format_matches(element, "activation", n.node.precision.activation) &&
-           format_matches(element, "output", out && !out->empty() ? std::optional<schema::Format>(out->front()) : std::nullopt);
+    return name_matches(e.op, n.node.op.name()) && format_matches(e.weight, n.node.precision.weight) &&
+           format_matches(e.activation, n.node.precision.activation) &&
+           format_matches(e.output, out && !out->empty() ? std::optional<schema::Format>(out->front()) : std::nullopt);
 }
 
 // Where a match of `pattern_size` nodes at `at` crosses from one layer into the next (or into the
@@ -34,20 +34,20 @@ std::size_t layer_boundary(const Ir& ir, std::size_t at, std::size_t pattern_siz
     return 0;
 }
 
-bool rule_matches(const Json& rule, const Ir& ir, std::size_t at) {
-    const auto& pattern = rule.at("pattern");
+bool rule_matches(const FusionRule& rule, const Ir& ir, std::size_t at) {
+    const auto& pattern = rule.pattern;
     if (at + pattern.size() > ir.nodes.size()) return false;
     const IrNode& first = ir.nodes[at];
-    if (rule.contains("block") && !name_matches(rule["block"].get<std::string>(), first.block)) return false;
+    if (rule.block && !name_matches(*rule.block, first.block)) return false;
     if (!step_matches(rule, ir)) return false;
-    if (auto next = rule.find("followed_by"); next != rule.end())
-        if (at + pattern.size() >= ir.nodes.size() || !name_matches(next->get<std::string>(), ir.nodes[at + pattern.size()].node.op.name()))
+    if (rule.followed_by)
+        if (at + pattern.size() >= ir.nodes.size() || !name_matches(*rule.followed_by, ir.nodes[at + pattern.size()].node.op.name()))
             return false;
     // Within one block, or (across_blocks) one layer, or (across_layers) a layer's last nodes and
     // the next layer's (or the head's) first: never more than one boundary, never out of the
     // prologue.
-    const bool across_layers = rule.value("across_layers", false);
-    const bool across_blocks = across_layers || rule.value("across_blocks", false);
+    const bool across_layers = rule.across_layers;
+    const bool across_blocks = across_layers || rule.across_blocks;
     const std::size_t boundary = across_layers ? layer_boundary(ir, at, pattern.size()) : 0;
     if (boundary && !first.node.layer) return false;
     // The ops that move into the later layer must read only what their own layer made: one that
@@ -91,7 +91,7 @@ void rehome(IrNode& n, const IrNode& into) {
 // The rules in the order they are tried: a rule overrides (or, `off`, removes) the rule of its
 // name in a later file.
 struct Candidate {
-    const Json* rule;
+    const FusionRule* rule;
     const DataFile* file;
     std::size_t index;
 };
@@ -100,13 +100,13 @@ std::vector<Candidate> rules_in_order(const Ir& ir) {
     std::vector<Candidate> rules;
     std::set<std::string> named_earlier;
     for (const DataFile* f : ir.fusion) {
-        const auto& list = f->json.at("rules");
+        const auto& list = f->fusion_catalog->rules;
         std::set<std::string> named_here;
         for (std::size_t r = 0; r < list.size(); ++r) {
-            const std::string name = list[r].at("name").get<std::string>();
+            const std::string& name = list[r].name;
             if (named_earlier.count(name)) continue;
             named_here.insert(name);
-            if (!list[r].contains("off")) rules.push_back({&list[r], f, r});
+            if (!list[r].off) rules.push_back({&list[r], f, r});
         }
         named_earlier.insert(named_here.begin(), named_here.end());
     }
@@ -125,15 +125,15 @@ Status form_groups(Ir& ir) {
             if (!won) won = &c;
             else
                 beaten.push_back(c.file->origin + ": /rules/" + std::to_string(c.index) + " " +
-                                 ir.fill(c.rule->at("name").get<std::string>(), placeholders(ir, ir.nodes[i])));
+                                 ir.fill(c.rule->name, placeholders(ir, ir.nodes[i])));
         }
         schema::Group g;
         g.id = static_cast<std::int64_t>(ir.groups.size());
-        std::size_t count = won ? won->rule->at("pattern").size() : 1;
+        std::size_t count = won ? won->rule->pattern.size() : 1;
         std::vector<schema::Sym> kernels;  // the group's launches, interned once complete
         if (won) {
-            const Json& rule = *won->rule;
-            if (rule.value("across_layers", false))
+            const FusionRule& rule = *won->rule;
+            if (rule.across_layers)
                 if (const std::size_t boundary = layer_boundary(ir, i, count))
                     for (std::size_t k = i; k < boundary; ++k) rehome(ir.nodes[k], ir.nodes[boundary]);
             // Placeholders come from the first member with a role of its own (a projection or expert).
@@ -143,24 +143,23 @@ Status form_groups(Ir& ir) {
                     named = &ir.nodes[i + k];
                     break;
                 }
-            g.rule = ir.fill(rule.at("name").get<std::string>(), placeholders(ir, *named));
-            const Json& members = rule.value("members", Json::object());
+            g.rule = ir.fill(rule.name, placeholders(ir, *named));
+            static const MemberSpec leave_as_is;  // a rule without members: its members keep their kernels
             for (std::size_t k = 0; k < count; ++k) {
                 IrNode& n = ir.nodes[i + k];
-                const Json& spec = members.is_array() ? members.at(k) : members;
+                const MemberSpec& spec = !rule.members                                         ? leave_as_is
+                                         : std::holds_alternative<MemberSpec>(*rule.members) ? std::get<MemberSpec>(*rule.members)
+                                                                                             : std::get<std::vector<MemberSpec>>(*rule.members)[k];
                 // A member kernel that a kernel file defines brings its family and compute along
                 // (the spec's own family / compute, if any, still win).
-                const Json* instances = nullptr;
+                const KernelCatalog* instances = nullptr;
                 const DataFile* defining = nullptr;
-                if (auto kernel = spec.find("kernel"); kernel != spec.end() && kernel->is_string() &&
-                                                      ir.kernel_instance(kernel->get<std::string>(), &defining))
-                    instances = &defining->json["instances"];
+                if (spec.kernel && *spec.kernel && ir.kernel_instance(**spec.kernel, &defining)) instances = defining->kernel_catalog.get();
                 if (auto s = apply_assignment(ir, n, spec, instances); !s) return s;
-                n.why.fusion = won->file->origin + ": /rules/" + std::to_string(won->index) + " " + g.rule + " (" +
-                               rule.value("about", "") + ")";
+                n.why.fusion = won->file->origin + ": /rules/" + std::to_string(won->index) + " " + g.rule + " (" + rule.about.value_or("") + ")";
                 n.why.beaten = beaten;
             }
-            if (rule.at("kernels").is_string()) {  // "members": the members' own kernels (or launches), each once
+            if (std::holds_alternative<std::string>(rule.kernels)) {  // "members": the members' own kernels (or launches), each once
                 auto launch = [&](const schema::Sym& kernel) {
                     if (std::find(kernels.begin(), kernels.end(), kernel) == kernels.end()) kernels.push_back(kernel);
                 };
@@ -173,12 +172,12 @@ Status form_groups(Ir& ir) {
                     }
                 }
             } else {
-                for (const auto& k : rule["kernels"]) kernels.push_back(k.get<std::string>());
+                for (const auto& k : std::get<std::vector<std::string>>(rule.kernels)) kernels.push_back(k);
             }
             // What bounds the group: the rule's word, else its GEMM's (a quantizer and the GEMV that
             // reads it compute as the GEMV), else its first member's.
-            if (rule.contains("compute")) {
-                g.compute = schema::Compute::parse(rule["compute"].get<std::string>());
+            if (rule.compute) {
+                g.compute = schema::Compute::parse(*rule.compute);
             } else {
                 g.compute = ir.nodes[i].node.compute;
                 for (std::size_t k = 0; k < count; ++k)

@@ -16,32 +16,19 @@
 namespace kbp::planner {
 
 Status insert_smoothing(Ir& ir) {
-    auto spec_it = ir.recipe->json.find("smoothing");
-    if (spec_it == ir.recipe->json.end()) return Ok{};
-    const Json& spec = *spec_it;
+    if (!ir.recipe->recipe_record->smoothing) return Ok{};
+    const Smoothing& spec = *ir.recipe->recipe_record->smoothing;
     const std::string where = ir.recipe->origin + ": /smoothing";
-    if (!spec.is_object() || !spec.contains("before") || !spec["before"].is_array())
-        return make_error(ErrorCode::invalid_input, where, "expected {\"before\": [op globs], \"vector\": format, ...}");
-    for (const auto& g : spec["before"])
-        if (!g.is_string()) return make_error(ErrorCode::invalid_input, where + "/before", "expected op globs (strings)");
-    const auto vector = schema::Format::parse(spec.value("vector", std::string("f32")));
+    const auto vector = schema::Format::parse(spec.vector.value_or("f32"));
     if (!vector.known()) return make_error(ErrorCode::invalid_input, where + "/vector", "unknown format '" + std::string(vector.name()) + "'");
     // The role sets that share one vector under the current settings.
     std::vector<std::vector<std::string>> shared;
-    const Json shared_list = spec.value("shared", Json::array());
-    for (std::size_t i = 0; i < shared_list.size(); ++i) {
-        const Json& s = shared_list[i];
-        if (!s.is_object() || !s.contains("roles") || !s["roles"].is_array())
-            return make_error(ErrorCode::invalid_input, where + "/shared/" + std::to_string(i), "expected {\"roles\": [...], \"settings\": {...}}");
-        if (!settings_match(s.value("settings", Json::object()), ir)) continue;
-        std::vector<std::string> roles;
-        for (const auto& r : s["roles"]) roles.push_back(r.is_string() ? r.get<std::string>() : r.dump());
-        shared.push_back(std::move(roles));
-    }
+    if (spec.shared)
+        for (const SharedSmoothing& s : *spec.shared)
+            if (!s.settings || settings_match(*s.settings, ir)) shared.push_back(s.roles);
     auto smoothed = [&](const IrNode& n) {
-        return n.weighted && !n.inputs.empty() && std::any_of(spec["before"].begin(), spec["before"].end(), [&](const Json& g) {
-                   return name_matches(g.get<std::string>(), n.node.op.name());
-               });
+        return n.weighted && !n.inputs.empty() &&
+               std::any_of(spec.before.begin(), spec.before.end(), [&](const std::string& g) { return name_matches(g, n.node.op.name()); });
     };
     auto shared_set = [&](const IrNode& n) -> const std::vector<std::string>* {
         for (const auto& roles : shared)
@@ -82,7 +69,7 @@ Status insert_smoothing(Ir& ir) {
                 m.outputs = {mt};
                 m.why.inserted_for = roles ? "the projections of one fused op share one smoothing vector (" + where + "/shared)"
                                            : n.node.id + " is smoothed (" + where + "/before)";
-                m.steps_spec = spec.contains("steps") ? &spec["steps"] : nullptr;
+                m.inserted_steps = spec.steps ? &*spec.steps : nullptr;
                 int mi = static_cast<int>(out.size());
                 out.push_back(std::move(m));
                 if (roles) shared_nodes[key] = mi;

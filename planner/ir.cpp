@@ -74,14 +74,13 @@ Result<std::int64_t> Ir::eval(std::string_view expr) const {
     });
 }
 
-const Json* Ir::kernel_instance(const std::string& kernel, const DataFile** file) const {
+const KernelInstance* Ir::kernel_instance(const std::string& kernel, const DataFile** file) const {
     for (const DataFile* f : kernels) {
-        auto instances = f->json.find("instances");
-        if (instances == f->json.end() || !instances->is_object()) continue;
-        auto it = instances->find(kernel);
-        if (it == instances->end()) continue;
+        const auto& instances = f->kernel_catalog->instances;
+        auto it = instances.find(kernel);
+        if (it == instances.end()) continue;
         if (file) *file = f;
-        return &*it;
+        return &it->second;
     }
     return nullptr;
 }
@@ -135,11 +134,10 @@ bool Ir::has_weight(const schema::Op& op) const {
 
 std::optional<std::string> Ir::target_instruction(const std::string& key) const {
     if (!target) return std::nullopt;
-    auto table = target->json.find("instructions");
-    if (table == target->json.end()) return std::nullopt;
-    auto it = table->find(key);
-    if (it == table->end() || !it->is_string()) return std::nullopt;
-    return it->get<std::string>();
+    const auto& table = target->target_record->instructions;
+    auto it = table.find(key);
+    if (it == table.end()) return std::nullopt;
+    return it->second;
 }
 
 bool is_quantized(const schema::Format& f) {

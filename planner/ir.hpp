@@ -13,6 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/catalog.hpp"
+#include "planner/kernel_records.hpp"
+#include "planner/recipe_records.hpp"
+#include "planner/target_records.hpp"
 #include "planner/plan.hpp"
 #include "schema/blueprint.hpp"
 
@@ -67,8 +70,9 @@ struct IrNode {
     std::vector<IrTensor> outputs;
     std::vector<bool> requant_at_reader;  // per input: the reader re-quantizes it
     schema::JsonObject own_point;         // the architecture op's own knobs (joined to any kernel's)
-    const Json* fraction_rule = nullptr;  // how its fx32 outputs get F (kernel row or fusion member)
-    const Json* steps_spec = nullptr;     // the kernel row's or instance's own steps, if any
+    const FractionRule* fraction_rule = nullptr;  // how its fx32 outputs get F (kernel row or fusion member)
+    const std::vector<std::string>* steps_spec = nullptr;  // the kernel row's own steps, if any
+    const std::vector<std::string>* inserted_steps = nullptr;  // an inserted node's steps from its recipe (smoothing), if any
     schema::Sym kernel_rule;  // the solo group rule from the kernel table
     std::vector<std::string> kernel_launches;  // a kernel-less row's launches (several kernels)
     // The checkpoint's module names of the weights it reads ("model.layers.3.self_attn.q_proj";
@@ -156,7 +160,7 @@ struct Ir {
     Result<std::int64_t> eval(std::string_view expr) const;
     // The kernel instance (family, compute, template, steps) named `kernel` in the target's
     // kernel files, with the file that defines it; nullptr when none does.
-    const Json* kernel_instance(const std::string& kernel, const DataFile** file = nullptr) const;
+    const KernelInstance* kernel_instance(const std::string& kernel, const DataFile** file = nullptr) const;
     // Whether `op` reads a weight (its ops-file entry says "weight": true).
     bool has_weight(const schema::Op& op) const;
     // An error at the config field behind `names` (symbols, or expressions over them) that made a

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "planner/catalog.hpp"
+#include "planner/fusion_records.hpp"
 #include "planner/ir.hpp"
 #include "schema/result.hpp"
 
@@ -33,15 +34,16 @@ Result<schema::Blueprint> build_blueprint(Ir& ir);
 // Shared by choose_kernels and form_groups: the placeholders a rule name or knob may use
 // ({role} {block} {attn} {slot} {rows}), and applying a kernel assignment (kernel, family,
 // compute, where, point) from a table row or a fusion rule's member spec to a node.
-// A table row's or rule's conditions: a glob on one of the node's formats ("weight",
-// "activation"; absent = any), and the arm's rows range and arm names ("rows", "arms").
-bool format_matches(const Json& row, const char* key, const std::optional<schema::Format>& f);
-// Also "settings": {"proj_mode": "packed"}: every named setting has that value (settings_match).
-bool step_matches(const Json& row, const Ir& ir);
-bool settings_match(const Json& conditions, const Ir& ir);
+// A table row's or rule's conditions: a glob on one of the node's formats (absent = any), and
+// (step_matches, for a KernelRow or a FusionRule) the arm's rows range, arm names and settings.
+bool format_matches(const std::optional<std::string>& glob, const std::optional<schema::Format>& f);
+template <class Conditions> bool step_matches(const Conditions& row, const Ir& ir);
+// Every named setting has that value ("settings": {"proj_mode": "packed"}).
+bool settings_match(const std::map<std::string, std::string>& conditions, const Ir& ir);
 std::map<std::string, std::string> placeholders(const Ir& ir, const IrNode& n);
 Json fill_json(const Ir& ir, const Json& v, const std::map<std::string, std::string>& extra);
 schema::JsonValue to_value(const Json& v);
-Status apply_assignment(const Ir& ir, IrNode& n, const Json& assignment, const Json* instances);
+// `spec` is a KernelRow or a MemberSpec; `instances` the kernel catalog its kernel is defined in.
+template <class Spec> Status apply_assignment(const Ir& ir, IrNode& n, const Spec& spec, const KernelCatalog* instances);
 
 }  // namespace kbp::planner

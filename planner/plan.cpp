@@ -221,12 +221,12 @@ Result<PlanOutput> Planner::plan(const PlanRequest& request) const {
     auto b = build_blueprint(*ir);
     if (!b) return b.error();
     // A GPNPU keeps the activations of a step in its on-chip memory; more spills to DDR.
-    if (auto ocm = ir->target->json.find("ocm_bytes"); ocm != ir->target->json.end() && ocm->is_number_integer()) {
+    if (const auto& ocm = ir->target->target_record->ocm_bytes) {
         auto memory = schema::compute_memory(*b);
-        if (memory.largest_live_bytes > ocm->get<std::int64_t>())
+        if (memory.largest_live_bytes > *ocm)
             ir->warnings.push_back(ir->target->origin + ": /ocm_bytes: " + schema::with_commas(memory.largest_live_bytes) +
                                    " B of activations are live at once (before " + memory.largest_live_at + "), more than the " +
-                                   schema::with_commas(ocm->get<std::int64_t>()) + " B on-chip memory: they spill to DDR");
+                                   schema::with_commas(*ocm) + " B on-chip memory: they spill to DDR");
     }
     if (auto s = record_mtp(catalog_, *ir, *b); !s) return s.error();
     // What the cost needs of each node beyond its edges, so the plan is costed from itself.

@@ -35,17 +35,6 @@ std::optional<std::string> hint(const Json& config, const char* key) {
     return std::nullopt;
 }
 
-bool applies(const Json& file, const std::string& architecture, const std::string& target) {
-    auto a = file.find("applies_to");
-    if (a == file.end()) return true;
-    auto contains = [](const Json& list, const std::string& name) {
-        if (!list.is_array()) return true;
-        return std::any_of(list.begin(), list.end(), [&](const Json& v) { return v == name; });
-    };
-    return contains(a->value("architectures", Json::array({architecture})), architecture) &&
-           contains(a->value("targets", Json::array({target})), target);
-}
-
 // The one catalog recipe made for `target` that serves `architecture`; "" when none or several are.
 std::string recipe_made_for(const Catalog& catalog, const std::string& target, const std::string& architecture) {
     auto found = recipes_made_for(catalog, [&](const std::string& t) { return t == target; }, architecture);
@@ -128,40 +117,38 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     ir.recipe = *recipe;
     std::string target_name = req.target ? *req.target
                               : hint(cfg, "target") ? beside_config(*hint(cfg, "target"))
-                                                    : ir.recipe->json.value("target", defaults.value("target", ""));
+                                                    : ir.recipe->recipe_record->target.value_or(defaults.value("target", ""));
     const std::string target_default =
-        ir.recipe->json.contains("target") ? ir.recipe->origin + ": /target" : ir.architecture->origin + ": /defaults/target";
+        ir.recipe->recipe_record->target ? ir.recipe->origin + ": /target" : ir.architecture->origin + ": /defaults/target";
     if (target_name.empty())
         return unsupported(target_default, "missing, and neither " + cfg_name + " (kbp.target) nor " + ir.architecture->origin +
                                                " (defaults.target) names one: pass --target NAME|FILE");
-    auto target = catalog.get("targets", target_name);
-    if (!target) return at_name(target.error(), target_name, named_at(req.target, "target", target_default));
-    ir.target = *target;
+    auto target_file = catalog.get("targets", target_name);
+    if (!target_file) return at_name(target_file.error(), target_name, named_at(req.target, "target", target_default));
+    ir.target = *target_file;
     ir.inputs_from = (ir.quant ? "precision from " + ir.quant->at() + " (the checkpoint's own; --recipe plans another)"
                                : "recipe '" + ir.recipe->name + "' from " + named_at(req.recipe, "recipe", recipe_default + " as " + cfg_name + " names no kbp.recipe")) +
                      ", target '" + ir.target->name + "' from " +
                      named_at(req.target, "target", target_default + " as " + cfg_name + " names no kbp.target");
 
     // Recipe parts, in the order the recipe includes them.
-    const auto& entries = ir.recipe->json.value("entries", Json::array());
-    for (const auto& e : entries)
-        if (auto inc = e.find("include"); inc != e.end()) {
-            auto part = catalog.get("recipes/parts", inc->get<std::string>());
+    for (const RecipeEntry& e : ir.recipe->recipe_record->entries)
+        if (e.include) {
+            auto part = catalog.get("recipes/parts", *e.include);
             if (!part) return part.error();
             ir.recipe_parts.push_back(*part);
         }
 
     // The engine: --engine, else the recipe's, else the target's first; one the target runs.
-    std::string target_id = ir.target->json.value("name", ir.target->name);
-    const Json engines = ir.target->json.value("engines", Json::array());
-    const std::string engine_name = req.engine ? *req.engine : ir.recipe->json.value("engine", engines.empty() ? std::string() : engines[0].get<std::string>());
-    const std::string engine_where = req.engine ? "--engine" : ir.recipe->json.contains("engine") ? ir.recipe->origin + ": /engine" : ir.target->origin + ": /engines/0";
-    if (std::none_of(engines.begin(), engines.end(), [&](const Json& e) { return e == engine_name; })) {
-        std::vector<std::string> runs;
-        for (const auto& e : engines) runs.push_back(e.get<std::string>());
+    const TargetRecord& target = *ir.target->target_record;
+    const std::string& target_id = target.name;
+    const std::vector<std::string>& engines = target.engines;
+    const std::string engine_name = req.engine ? *req.engine : ir.recipe->recipe_record->engine.value_or(engines.front());
+    const std::string engine_where = req.engine ? "--engine" : ir.recipe->recipe_record->engine ? ir.recipe->origin + ": /engine" : ir.target->origin + ": /engines/0";
+    if (std::find(engines.begin(), engines.end(), engine_name) == engines.end()) {
         std::string list;
-        for (const auto& e : runs) list += (list.empty() ? "" : ", ") + e;
-        const std::string near = schema::closest_of(engine_name, runs);
+        for (const auto& e : engines) list += (list.empty() ? "" : ", ") + e;
+        const std::string near = schema::closest_of(engine_name, engines);
         return make_error(ErrorCode::invalid_input, engine_where,
                           "engine '" + engine_name + "' does not run on target '" + target_id + "' (" +
                               (near.empty() || near == engine_name ? "it runs: " + list : "did you mean '" + near + "'?") + ")");
@@ -177,24 +164,27 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
         for (const char* kind : {"kernels", "fusion"}) {
             auto f = catalog.get(kind, name.get<std::string>());
             if (!f) continue;  // a catalog may be kernels or fusion rules alone (the engine's schema checked the name)
-            if (!applies((*f)->json, arch_name, target_id)) continue;
+            const auto& applies_to = std::string(kind) == "kernels" ? (*f)->kernel_catalog->applies_to : (*f)->fusion_catalog->applies_to;
+            if (!applies(applies_to, arch_name, target_id)) continue;
             (std::string(kind) == "kernels" ? ir.kernels : ir.fusion).push_back(*f);
         }
     }
     // A file that applies may stand in for another of its kind (its "replaces"): the seed's
     // GLM-5.3-Flash catalogs on GB10 run their own kernels and fusions, not the generic ones.
-    for (auto* files : {&ir.kernels, &ir.fusion}) {
+    auto erase_replaced = [](std::vector<const DataFile*>& files, auto replaces_of) {
         std::set<std::string> replaced;
-        for (const DataFile* f : *files)
-            for (const auto& name : f->json.value("replaces", Json::array())) replaced.insert(name.get<std::string>());
-        std::erase_if(*files, [&](const DataFile* f) { return replaced.count(f->name) > 0; });
-    }
+        for (const DataFile* f : files)
+            if (const auto& names = replaces_of(*f)) replaced.insert(names->begin(), names->end());
+        std::erase_if(files, [&](const DataFile* f) { return replaced.count(f->name) > 0; });
+    };
+    erase_replaced(ir.kernels, [](const DataFile& f) -> const auto& { return f.kernel_catalog->replaces; });
+    erase_replaced(ir.fusion, [](const DataFile& f) -> const auto& { return f.fusion_catalog->replaces; });
     if (ir.kernels.empty()) {
         std::string which;
         for (const DataFile* f : catalog.all("kernels"))
             for (const auto& name : catalogs)
                 if (name == f->name)
-                    which += (which.empty() ? "" : "; ") + f->origin + " applies to " + f->json.value("applies_to", Json::object()).dump();
+                    which += (which.empty() ? "" : "; ") + f->origin + " applies to " + applies_to_text(f->kernel_catalog->applies_to);
         return unsupported(ir.engine->origin + ": /catalogs", "engine '" + ir.engine->name + "' has no kernel catalog for architecture '" + arch_name +
                                                                   "' on target '" + target_id + "' (" + which + ")");
     }
@@ -209,16 +199,15 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     // (settings_types.hpp), refused where it was given: a misspelt name or value is not planned
     // as a default, and a format the target lacks (an fp8 KV cache on the GPNPU) is not costed as
     // another.
-    const Json recipe_settings = ir.recipe->json.value("settings", Json::object());
-    for (const auto& [k, v] : recipe_settings.items()) {
-        ir.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    for (const auto& [k, v] : ir.recipe->recipe_record->settings) {
+        ir.settings[k] = setting_text(v);
         if (req.settings.end() != std::find_if(req.settings.begin(), req.settings.end(), [&key = k](const auto& kv) { return kv.first == key; }))
             continue;  // --set replaces it: its value is checked there
         if (auto problem = setting_problem(catalog, k, ir.settings[k], ir.target); !problem.empty()) {
             // A recipe made for another target: name the ones made for a target like this one.
-            const bool elsewhere = ir.recipe->json.value("target", std::string()) != ir.target->name;
+            const bool elsewhere = ir.recipe->recipe_record->target.value_or("") != ir.target->name;
             return make_error(ErrorCode::invalid_input, ir.recipe->origin + ": /settings/" + k,
-                              problem + (elsewhere ? recipes_for_kind(catalog, ir.target->json.value("kind", std::string("gpu")), ir.architecture_name()) : ""));
+                              problem + (elsewhere ? recipes_for_kind(catalog, target.kind.value_or("gpu"), ir.architecture_name()) : ""));
         }
     }
     // The KV cache the checkpoint declares (import_quant.hpp), checked as a recipe's would be.
@@ -234,7 +223,7 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     for (const auto& [k, v] : req.settings) {
         if (auto problem = setting_problem(catalog, k, v, ir.target); !problem.empty())
             return make_error(ErrorCode::invalid_input, "--set " + k, problem);
-        if (!recipe_settings.contains(k))
+        if (!ir.recipe->recipe_record->setting(k))
             ir.warnings.push_back("--set " + k + ": recipe '" + ir.recipe->name + "' does not set " + k + " (added: only the data that reads {" + k +
                                   "} changes)");
         ir.settings[k] = v;
@@ -297,7 +286,7 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
     if (!req.target)
         chose("target " + ir.target->name + " (" +
               (hint(cfg, "target")           ? "the config's kbp.target"
-               : ir.recipe->json.contains("target") ? "recipe " + ir.recipe->name + "'s"
+               : ir.recipe->recipe_record->target ? "recipe " + ir.recipe->name + "'s"
                                                     : "default of architecture '" + arch_name + "'") +
               ")");
     if (!req.recipe && !ir.quant)
@@ -314,13 +303,12 @@ Status resolve_inputs(Ir& ir, Catalog& catalog) {
         for (const auto& d : ir.config_defaults_used) used += (used.empty() ? "" : ", ") + d;
         chose("transformers' defaults for the fields the config lacks (" + ir.architecture->origin + " /config_defaults): " + used);
     }
-    if (auto arms = ir.target->json.find("arms"); arms != ir.target->json.end() && arms->is_array()) {
-        bool served = std::any_of(arms->begin(), arms->end(), [&](const Json& a) { return a == req.arm; });
-        if (!served) {
+    if (const auto& arms = target.arms) {
+        if (std::find(arms->begin(), arms->end(), req.arm) == arms->end()) {
             std::string names;
-            for (const auto& a : *arms) names += (names.empty() ? "" : ", ") + (a.is_string() ? a.get<std::string>() : a.dump());
+            for (const auto& a : *arms) names += (names.empty() ? "" : ", ") + a;
             return unsupported("--arm", "target '" + target_id + "' plans the " + names + " arm only (" +
-                                            ir.target->json.value("arms_about", std::string("its kernels serve no other")) + "; " +
+                                            target.arms_about.value_or("its kernels serve no other") + "; " +
                                             ir.target->origin + ": /arms)");
         }
     }

@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "planner/regex_cache.hpp"
+#include "planner/target_records.hpp"
 #include "schema/bytes.hpp"
 #include "schema/names.hpp"
 
@@ -28,21 +29,16 @@ std::string joined(const std::vector<std::string>& names) {
 }
 
 // The target's formats as written, and whether it lists `format`.
-std::vector<std::string> target_formats(const DataFile& target) {
-    std::vector<std::string> out;
-    for (const auto& f : target.json.value("formats", Json::array()))
-        if (f.is_string()) out.push_back(f.get<std::string>());
-    return out;
-}
+const std::vector<std::string>& target_formats(const DataFile& target) { return target.target_record->formats; }
 
 // "'fp8' (fp8/tensor) is not a format target 'qc-u' lists (FILE: /formats: ...)".
 std::string not_on_target(const std::string& value, const std::string& format, const DataFile& target) {
-    return "'" + value + "'" + (value == format ? "" : " (" + format + ")") + " is not a format target '" + target.json.value("name", target.name) +
+    return "'" + value + "'" + (value == format ? "" : " (" + format + ")") + " is not a format target '" + target.target_record->name +
            "' lists (" + target.origin + ": /formats: " + joined(target_formats(target)) + ")";
 }
 
 bool listed(const DataFile& target, const std::string& format) {
-    auto formats = target_formats(target);
+    const auto& formats = target_formats(target);
     return std::find(formats.begin(), formats.end(), format) != formats.end();
 }
 

@@ -67,12 +67,10 @@ Status TensorSplit::status() const {
 
 Status check_interconnect(const Ir& ir) {
     if (ir.request.tp <= 1) return Ok{};
-    const auto& t = ir.target->json;
-    auto it = t.find("interconnect");
-    if (it == t.end() || !it->is_object()) {
+    const TargetRecord& t = *ir.target->target_record;
+    if (!t.interconnect) {
         std::string why;
-        if (auto src = t.find("sources"); src != t.end() && src->is_object())
-            if (auto s = src->find("interconnect"); s != src->end() && s->is_string()) why = " (" + s->get<std::string>() + ")";
+        if (auto s = t.sources.find("interconnect"); s != t.sources.end()) why = " (" + s->second + ")";
         return make_error(ErrorCode::unsupported, ir.target->origin + ": /interconnect",
                           "target '" + ir.target->name + "' has no interconnect between devices" + why + ": --tp " +
                               std::to_string(ir.request.tp) + " needs one");
@@ -82,12 +80,12 @@ Status check_interconnect(const Ir& ir) {
 
 void record_parallel(const Ir& ir, schema::Blueprint& b, const std::vector<std::int64_t>& op_reduce_bytes) {
     if (ir.request.tp <= 1) return;
-    const auto& link = ir.target->json["interconnect"];
+    const Interconnect& link = *ir.target->target_record->interconnect;  // check_interconnect has seen it
     schema::Parallel p;
     p.tp = ir.request.tp;
-    p.interconnect = link.value("name", std::string());
-    p.bandwidth_mbps = static_cast<std::int64_t>(std::llround(link.value("bandwidth_gbps", 0.0) * 1000.0));
-    p.latency_ns = static_cast<std::int64_t>(std::llround(link.value("latency_us", 0.0) * 1000.0));
+    p.interconnect = link.name;
+    p.bandwidth_mbps = static_cast<std::int64_t>(std::llround(link.bandwidth_gbps * 1000.0));
+    p.latency_ns = static_cast<std::int64_t>(std::llround(link.latency_us * 1000.0));
     // A residual add joins the stream and a block's output: under tensor parallelism that output
     // is each device's partial sum (of o_proj, of down_proj), all-reduced just before the add.
     // Its bytes are those of the block's output edge (the later producer of the two inputs).
