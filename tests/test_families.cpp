@@ -1421,15 +1421,19 @@ TEST_CASE("families: a mutated config is refused at a config field or gives a pl
     const std::vector<std::int64_t> values{0, -1, 1, 2, 3, 7, 129, 1000003, std::int64_t{1} << 31, std::int64_t{1} << 40};
     int planned = 0, refused = 0;
     for (const auto& name : counted_samples()) {
+        // A multimodal wrapper's sizes are in its text_config (the dense Qwen3.5 sample has no
+        // integer at the top at all).
         OJson cfg = OJson::parse(kbp::test::slurp(sample(name)));
+        const bool wrapped = cfg.contains("text_config");
         std::vector<std::string> numeric;
-        for (const auto& [k, v] : cfg.items())
+        for (const auto& [k, v] : (wrapped ? cfg["text_config"] : cfg).items())
             if (v.is_number_integer() && k != "bos_token_id" && k != "eos_token_id" && k != "pad_token_id") numeric.push_back(k);
+        REQUIRE_FALSE(numeric.empty());
         for (int trial = 0; trial < 6; ++trial) {
             const std::string field = numeric[rng() % numeric.size()];
             const std::int64_t value = values[rng() % values.size()];
-            INFO(name << ": " << field << " = " << value);
-            auto r = changed(name, [&](OJson& c) { c[field] = value; });
+            INFO(name << ": " << (wrapped ? "text_config/" : "") << field << " = " << value);
+            auto r = changed(name, [&](OJson& c) { (wrapped ? c["text_config"] : c)[field] = value; });
             if (r.ok()) {
                 ++planned;
                 CHECK(kbp::schema::validate(*r).empty());
