@@ -61,7 +61,7 @@ std::string op_label(const Node& n, bool compact) {
     std::string name = local_name(n);
     std::string out = "<B>" + html_escape(name) + "</B>";
     if (!compact) {
-        out += "<BR/>" + font(8, html_escape(precision_signature(n.precision)));
+        out += "<BR/>" + font(8, html_escape(precision_signature(n)));
         std::string op = n.op.name();
         if (op != name) out += "<BR/>" + font(8, html_escape(op), "#555555");
     }
@@ -70,7 +70,7 @@ std::string op_label(const Node& n, bool compact) {
 }
 
 std::string op_tooltip(const Node& n, const Blueprint& b) {
-    std::string t = n.id + "\nop " + n.op.name() + "\nprecision " + precision_signature(n.precision);
+    std::string t = n.id + "\nop " + n.op.name() + "\nprecision " + precision_signature(n);
     if (n.inserted) t += " (inserted quantization point)";
     if (n.kernel) t += "\nkernel " + *n.kernel;
     t += "\nfamily " + n.family;
@@ -149,7 +149,7 @@ std::string group_table(const schema::Group& g, const Blueprint& b, const Palett
         }
         t += "<TR><TD ALIGN=\"LEFT\" BGCOLOR=\"" + palette.fill(n) + "\">" + name + "</TD>";
         t += "<TD ALIGN=\"LEFT\">" + font(8, html_escape(n.op.name()), "#555555") + "</TD>";
-        t += "<TD ALIGN=\"LEFT\">" + font(8, html_escape(precision_signature(n.precision))) + "</TD>";
+        t += "<TD ALIGN=\"LEFT\">" + font(8, html_escape(precision_signature(n))) + "</TD>";
         t += "<TD ALIGN=\"LEFT\">" + mark + "</TD></TR>";
     }
     return t + "</TABLE>";
@@ -318,6 +318,11 @@ std::string legend(const View& v, const Palette& palette, const DotOptions& o) {
     if (v.kind == ViewKind::collapsed) kinds += " · " + font(9, "purple: port edge to the next layer's template", port_color);
     if (v.count_nodes(ViewNodeKind::stub)) kinds += " · dashed box: outside the cut";
     t += row("<TD ALIGN=\"LEFT\">" + font(9, kinds) + "</TD>");
+    // What an op's second line says (precision_signature): the notation is read nowhere else.
+    t += row("<TD ALIGN=\"LEFT\">" +
+             font(9, html_escape("op: its name, then weight × activation → output formats (nvfp4/g16 × fp8/token → bf16); "
+                                 "an op without an output shows the state it writes (bf16 → kv cache fp8)")) +
+             "</TD>");
     std::string marks;
     if (v.kind == ViewKind::groups)
         marks = font(9, "<B>red op: inserted quantization point</B>", quant_color) + " · " +

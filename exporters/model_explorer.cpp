@@ -93,7 +93,7 @@ Result<std::string> export_model_explorer(const View& v, const ModelExplorerOpti
             node["label"] = local_name(n);
             node["namespace"] = vn.cluster < 0 ? "" : path[static_cast<std::size_t>(vn.cluster)];
             attrs.push_back(kv("op", n.op.name()));
-            attrs.push_back(kv("precision", precision_signature(n.precision)));
+            attrs.push_back(kv("precision", precision_signature(n)));
             attrs.push_back(kv("weight", n.precision.weight ? std::string(n.precision.weight->name()) : "none"));
             attrs.push_back(kv("activation", n.precision.activation ? std::string(n.precision.activation->name()) : "none"));
             attrs.push_back(kv("output", n.precision.output ? schema::formats_name(*n.precision.output) : "none"));

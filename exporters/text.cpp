@@ -89,16 +89,32 @@ std::string grouped(std::int64_t value) {
     return value < 0 ? "-" + out : out;
 }
 
-std::string precision_signature(const schema::Precision& p) {
+std::string precision_signature(const schema::Precision& p, std::string_view written) {
     std::string in;
     if (p.weight) in = std::string(p.weight->name()) + " × ";
     if (p.activation) in += p.activation->name();
     else if (p.weight) in.resize(in.size() - std::string_view(" × ").size());
-    std::string out = p.output ? schema::formats_name(*p.output) : "";
+    std::string out = p.output ? schema::formats_name(*p.output) : std::string(written);
     if (in.empty() && out.empty()) return "—";
     if (in.empty()) return "→ " + out;
-    if (out.empty()) return in + " →";
+    if (out.empty()) return in + " → —";
     return in + " → " + out;
+}
+
+std::string precision_signature(const schema::Node& n) {
+    if (n.precision.output || !n.state) return precision_signature(n.precision);
+    // An op that writes no tensor writes its state: kv_write's "bf16 → kv cache fp8".
+    std::string written;
+    for (const auto& role : *n.state) {
+        if (role.action.id == schema::StateActionId::read) continue;
+        const std::string name(role.state.name());
+        const bool cache = name == "kv" || name == "latent" || name == "index" || name == "k" || name == "v";
+        written = name + (cache ? " cache" : " state");
+        for (const char* key : {"kv_dtype", "state_dtype"})
+            if (const auto* dtype = n.point.find(key); dtype && dtype->is_string()) written += " " + dtype->string();
+        break;
+    }
+    return precision_signature(n.precision, written);
 }
 
 std::string local_name(const schema::Node& n) {

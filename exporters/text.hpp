@@ -37,8 +37,12 @@ std::string bytes_text(std::int64_t bytes);
 std::string grouped(std::int64_t value);
 
 // The formats an op reads and writes, short: "nvfp4/g16 × bf16 → bf16" (weight × activation →
-// output), "bf16 → fp8/token" without a weight, "—" when the node names none.
-std::string precision_signature(const schema::Precision& p);
+// output), "bf16 → fp8/token" without a weight, "—" when the node names none; `written` stands
+// for an output the op does not have ("bf16 → —" when neither).
+std::string precision_signature(const schema::Precision& p, std::string_view written = {});
+// As above, for a node: one that writes no tensor shows the state it writes instead
+// ("bf16 → kv cache fp8" for kv_write).
+std::string precision_signature(const schema::Node& n);
 
 // A node's name inside its block: "q_a" for "l3.dsa.q_a"; the whole id when it does not start
 // with the block.

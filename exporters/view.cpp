@@ -245,7 +245,7 @@ private:
             if (selected_[i] && dropped.count(std::string(b_.nodes[i].block.view()))) selected_[i] = 0;
     }
 
-    static std::string precision_text(const Node& n) { return precision_signature(n.precision); }
+    static std::string precision_text(const Node& n) { return precision_signature(n); }
 
     int add_cluster(ViewCluster c) {
         c.depth = c.parent < 0 ? 0 : v_.clusters[static_cast<std::size_t>(c.parent)].depth + 1;

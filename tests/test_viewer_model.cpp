@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "exporters/palette.hpp"
+#include "planner/plan.hpp"
 #include "schema/stats.hpp"
 #include "schema/writer.hpp"
 #include "viewer/model/math_text.hpp"
@@ -372,4 +373,27 @@ TEST_CASE("viewer model: kbp why answers for a plan kbp made, and says why not f
     CHECK(why.find("l3.moe.xn_quant") == 0);
     CHECK(why.find("kernel row:") != std::string::npos);
     CHECK(why.find("fusion:") != std::string::npos);
+}
+
+TEST_CASE("viewer model: kbp why replays a plan's calibrated ranges, as kbp why does", "[viewer][why]") {
+    // A Chimera plan made with --ranges: its fractional bits follow from them, and a replay that
+    // left them out said "F_out unknown: no calibrated range" beside an inspector showing <25, 31>.
+    const std::string sample = test::source_dir() + "/samples/sarashina2.2-3b/";
+    planner::PlanRequest r;
+    r.config_path = sample + "config.json";
+    r.ranges = sample + "ranges.json";
+    auto made = planner::make_plan(r);
+    REQUIRE(made.ok());
+    test::TempDir dir;
+    std::string path = dir.file("qcu.plan.json");
+    test::spit(path, schema::write_blueprint(made->blueprint));
+    auto view = test::view_model();
+    view->open(path);
+    REQUIRE(view->settle());
+    REQUIRE(view->select_id("l0.attn.o").ok());
+    REQUIRE(view->settle(60));
+    std::string why = view->why_text();
+    INFO(why);
+    CHECK(why.find("nn_custom::w4a16NBitsMatMul<25, 31>") != std::string::npos);
+    CHECK(why.find("no calibrated range") == std::string::npos);
 }

@@ -41,14 +41,14 @@ Heatmap build_heatmap(const Document& doc) {
     for (std::size_t c = 0; c < width; ++c) {
         std::map<std::string, std::size_t> counts;
         for (std::size_t r = 0; r < rows.size(); ++r)
-            if (auto n = h.cells[r * width + c]; n >= 0) ++counts[exporters::precision_signature(b.nodes[static_cast<std::size_t>(n)].precision)];
+            if (auto n = h.cells[r * width + c]; n >= 0) ++counts[exporters::precision_signature(b.nodes[static_cast<std::size_t>(n)])];
         std::string common;
         std::size_t best = 0;
         for (const auto& [sig, count] : counts)
             if (count > best) best = count, common = sig;
         for (std::size_t r = 0; r < rows.size(); ++r) {
             auto n = h.cells[r * width + c];
-            if (n >= 0 && exporters::precision_signature(b.nodes[static_cast<std::size_t>(n)].precision) != common) {
+            if (n >= 0 && exporters::precision_signature(b.nodes[static_cast<std::size_t>(n)]) != common) {
                 h.differs[r * width + c] = 1;
                 h.row_differs[r] = 1;
             }

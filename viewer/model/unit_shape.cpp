@@ -9,7 +9,7 @@
 namespace kbp::viewer {
 
 std::vector<std::string> node_lines(const schema::Node& n, const std::string& local) {
-    std::vector<std::string> lines{local, exporters::precision_signature(n.precision)};
+    std::vector<std::string> lines{local, exporters::precision_signature(n)};
     if (exporters::owns_state(n)) lines.push_back(schema::state_roles_name(*n.state));
     return lines;
 }

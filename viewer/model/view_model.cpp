@@ -334,7 +334,7 @@ std::string ViewModel::tooltip(Vec2 screen) const {
     }
     if (h.kind == HitKind::node) {
         const auto& n = plan.nodes[static_cast<std::size_t>(s.scene->flat_node(h.row, h.local))];
-        std::string t = n.id + "\n" + n.op.name() + "  " + exporters::precision_signature(n.precision);
+        std::string t = n.id + "\n" + n.op.name() + "  " + exporters::precision_signature(n);
         if (n.kernel) t += "\n" + *n.kernel;
         if (n.inserted) t += "\ninserted quantization point";
         if (n.state) t += "\nstate " + schema::state_roles_name(*n.state);
