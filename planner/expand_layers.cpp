@@ -330,6 +330,8 @@ Status own_point(const Ir& ir, const Json& spec, const std::string& where, IrNod
 
 }  // namespace
 
+namespace {
+
 // The count an architecture member gives (`mtp`, `mtp_not_laid_out`): 0 when it has none.
 Result<std::int64_t> member_count(const Ir& ir, const char* member, const char* what) {
     const Json& arch = ir.architecture->json;
@@ -341,6 +343,8 @@ Result<std::int64_t> member_count(const Ir& ir, const char* member, const char* 
     if (*v < 0 || *v > max_layers) return ir.config_error({expr}, std::to_string(*v) + " " + what, *v < 0);
     return *v;
 }
+
+}  // namespace
 
 Result<std::int64_t> mtp_count(const Ir& ir) { return member_count(ir, "mtp", "multi-token-prediction layers"); }
 
